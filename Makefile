@@ -1,0 +1,30 @@
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+export NUMBA_THREADING_LAYER ?= workqueue
+
+.PHONY: install test solve bench lint clean
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+test: install
+	$(PY) -m pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+solve: install
+	$(VENV)/bin/morris solve-defaults
+
+bench: install
+	$(PY) benchmarks/bench_solve.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info
