@@ -6,9 +6,10 @@ import json
 from dataclasses import asdict, dataclass
 
 from .board import BOARDS, Board
+from .errors import MorrisError
 
 
-class UnknownVariantError(ValueError):
+class UnknownVariantError(MorrisError):
     pass
 
 

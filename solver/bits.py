@@ -1,0 +1,48 @@
+"""Bit tricks for stone masks inside Numba kernels (LLVM intrinsics, portable)."""
+
+from __future__ import annotations
+
+from numba import njit
+from numba.core import cgutils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """Number of set bits; LLVM emits ``popcnt`` where the CPU has it."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@njit(inline="always")
+def lowest_bit_index(mask):
+    return trailing_zeros(mask)
+
+
+__all__ = ["atomic_decrement", "popcount", "lowest_bit_index", "trailing_zeros"]
+
+
+@intrinsic
+def atomic_decrement(typingctx, array, index):
+    """Atomically subtract 1 from ``array[index]`` and return the value it held before.
+
+    Numba has no CPU atomics; this is LLVM's ``atomicrmw sub`` (monotonic ordering is
+    enough: the solver only needs every decrement to land exactly once, and the
+    level-synchronous passes provide the ordering between levels)."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        arytype, _ = signature.args
+        ary = context.make_array(arytype)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
+        one = context.get_constant(arytype.dtype, 1)
+        return builder.atomic_rmw("sub", ptr, one, "monotonic")
+
+    return array.dtype(array, index), codegen

@@ -1,0 +1,221 @@
+"""Symmetry-reduced perfect indexing of positions inside a sector (DESIGN §3).
+
+A sector fixes the number of stones on the board of the side to move (``W``, the
+*mover*) and of the other side (``B``). Within it::
+
+    index = class(canonical mover set) * C(N - W, B) + rank(other set among free points)
+
+The symmetry that takes the mover's set to its canonical form (the smallest mask of its
+orbit) is applied to the other's set; when the canonical mover set has a non-trivial
+stabilizer, the smallest resulting rank is taken. Slots whose other-set rank is not that
+minimum hold no canonical position: they are *padding* and are marked in the tables.
+
+Everything is table lookups: mover-set rank -> (class, symmetry), byte-wise symmetry
+tables, colex ranks via binomials, and per class the position of each free point.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from .bits import trailing_zeros
+from .board import Board
+
+IndexTables = namedtuple(
+    "IndexTables",
+    [
+        "n",  # number of board points
+        "binom",  # binom[n, k], int64
+        "sym_bytes",  # [g, byte, value] -> image mask
+        "rank_off",  # rank_off[W]: offset of the W-stone sets in rank_class / rank_sym
+        "rank_class",  # global class id of each mover set, by colex rank
+        "rank_sym",  # first symmetry taking that set to its canonical form
+        "class_off",  # class_off[W]: first global class id of W-stone sets
+        "class_mask",  # canonical mover mask of each class
+        "class_stab",  # bit mask of non-identity symmetries fixing the canonical mask
+        "class_freepos",  # [class, point] -> rank of the point among the free points
+        "class_freepts",  # [class, j] -> j-th free point
+    ],
+)
+
+
+@njit(cache=True, inline="always")
+def permute(T, g, mask):
+    """Image of a stone mask under symmetry ``g``."""
+    image = 0
+    k = 0
+    while mask:
+        image |= T.sym_bytes[g, k, mask & 255]
+        mask >>= 8
+        k += 1
+    return image
+
+
+@njit(cache=True, inline="always")
+def colex_rank(binom, mask):
+    """Rank of a set among all sets of the same size, in colex (= numeric) order."""
+    r = 0
+    i = 1
+    while mask:
+        r += binom[trailing_zeros(mask), i]
+        i += 1
+        mask &= mask - 1
+    return r
+
+
+@njit(cache=True, inline="always")
+def free_rank(T, c, other):
+    """Colex rank of ``other`` among the points left free by class ``c``'s mover set."""
+    r = 0
+    i = 1
+    while other:
+        r += T.binom[T.class_freepos[c, trailing_zeros(other)], i]
+        i += 1
+        other &= other - 1
+    return r
+
+
+@njit(cache=True, inline="always")
+def canonical_index(T, W, B, mover, other):
+    """Index of the canonical form of (mover, other) in sector (W, B)."""
+    key = T.rank_off[W] + colex_rank(T.binom, mover)
+    c = T.rank_class[key]
+    o = permute(T, T.rank_sym[key], other)
+    best = free_rank(T, c, o)
+    stab = T.class_stab[c]
+    while stab:
+        r = free_rank(T, c, permute(T, trailing_zeros(stab), o))
+        if r < best:
+            best = r
+        stab &= stab - 1
+    return (c - T.class_off[W]) * T.binom[T.n - W, B] + best
+
+
+@njit(cache=True, inline="always")
+def unrank(T, W, B, idx):
+    """The (mover, other) masks stored at slot ``idx`` of sector (W, B)."""
+    per_class = T.binom[T.n - W, B]
+    cl = idx // per_class
+    r = idx - cl * per_class
+    c = T.class_off[W] + cl
+    other = 0
+    x = T.n - W
+    for i in range(B, 0, -1):
+        x -= 1
+        while T.binom[x, i] > r:
+            x -= 1
+        r -= T.binom[x, i]
+        other |= np.int64(1) << T.class_freepts[c, x]
+    return T.class_mask[c], other
+
+
+@njit(cache=True)
+def is_canonical_slot(T, W, B, idx):
+    """False for padding: a slot whose position is a non-minimal image of another."""
+    mover, other = unrank(T, W, B, idx)
+    return canonical_index(T, W, B, mover, other) == idx
+
+
+def sector_slots(T, W: int, B: int) -> int:
+    """Number of index slots (canonical positions plus padding) of sector (W, B)."""
+    classes = int(T.class_off[W + 1] - T.class_off[W])
+    return classes * int(T.binom[T.n - W, B])
+
+
+@njit(cache=True)
+def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_base, out_masks):
+    """Assign every W-subset of n points its canonical class and symmetry.
+
+    Sets are visited in numeric order (= colex order), so a set's canonical form, the
+    numerically smallest image, is always classified before the set itself."""
+    count = binom[n, W]
+    mask = (np.int64(1) << W) - 1
+    classes = 0
+    for rank in range(count):
+        best = mask
+        best_g = 0
+        for g in range(1, nsyms):
+            image = 0
+            m = mask
+            k = 0
+            while m:
+                image |= sym_bytes[g, k, m & 255]
+                m >>= 8
+                k += 1
+            if image < best:
+                best = image
+                best_g = g
+        if best == mask:
+            rank_class[rank] = class_base + classes
+            out_masks[classes] = mask
+            classes += 1
+        else:
+            rank_class[rank] = rank_class[colex_rank(binom, best)]
+        rank_sym[rank] = best_g
+        if W == 0:
+            break
+        low = mask & -mask  # Gosper's hack: next larger set of the same size
+        ripple = mask + low
+        mask = (((ripple ^ mask) >> 2) // low) | ripple
+    return classes
+
+
+@lru_cache(maxsize=8)
+def index_tables(board: Board, max_stones: int) -> IndexTables:
+    """Index tables for every mover-set size 0..max_stones on ``board`` (built once)."""
+    n = board.n
+    binom = np.zeros((n + 2, n + 2), dtype=np.int64)
+    for i in range(n + 2):
+        binom[i, 0] = 1
+        for k in range(1, i + 1):
+            binom[i, k] = binom[i - 1, k - 1] + binom[i - 1, k]
+    sym_bytes = board.sym_byte_tables
+    syms = board.symmetries
+    nsyms = len(syms)
+    top = min(max_stones, n)
+    rank_off = np.zeros(top + 2, dtype=np.int64)
+    for w in range(top + 1):
+        rank_off[w + 1] = rank_off[w] + binom[n, w]
+    rank_class = np.zeros(rank_off[-1], dtype=np.int32)
+    rank_sym = np.zeros(rank_off[-1], dtype=np.int8)
+    class_off = np.zeros(top + 2, dtype=np.int64)
+    masks = []
+    for w in range(top + 1):
+        lo, hi = rank_off[w], rank_off[w + 1]
+        out = np.zeros(hi - lo, dtype=np.int64)
+        k = _classify_sets(
+            n, w, binom, sym_bytes, nsyms, rank_class[lo:hi], rank_sym[lo:hi], class_off[w], out
+        )
+        class_off[w + 1] = class_off[w] + k
+        masks.append(out[:k])
+    class_mask = np.concatenate(masks)
+    class_stab = np.zeros(len(class_mask), dtype=np.int64)
+    for g in range(1, nsyms):
+        image = np.zeros_like(class_mask)
+        for k in range(sym_bytes.shape[1]):
+            image |= sym_bytes[g, k, (class_mask >> (8 * k)) & 255]
+        class_stab |= np.where(image == class_mask, np.int64(1) << g, 0)
+    free = ((class_mask[:, None] >> np.arange(n)) & 1) == 0
+    class_freepos = np.where(free, np.cumsum(free, axis=1) - 1, -1).astype(np.int8)
+    class_freepts = np.full((len(class_mask), n), -1, dtype=np.int8)
+    for w in range(top + 1):
+        rows = slice(class_off[w], class_off[w + 1])
+        points = np.nonzero(free[rows])[1].reshape(-1, n - w)
+        class_freepts[rows, : n - w] = points
+    return IndexTables(
+        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts,
+    )
+
+
+@njit(cache=True)
+def canonical_indices(T, W, B, movers, others):
+    """``canonical_index`` over arrays of positions (one call from Python for many)."""
+    out = np.empty(len(movers), dtype=np.int64)
+    for i in range(len(movers)):
+        out[i] = canonical_index(T, W, B, movers[i], others[i])
+    return out

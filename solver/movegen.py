@@ -1,0 +1,176 @@
+"""Move and un-move generation on stone masks, as Numba kernels driven by board tables.
+
+Positions are normalized to the side to move: ``mover`` and ``other`` masks, with the
+number of stones in hand of the mover (``WF``). Every successor is emitted already
+role-swapped (its mover is our ``other``) together with a *kind*: the number of stones
+removed (0, 1, 2), or ``WIN_NOW`` for a move that ends the game at once (a line of three
+in Three Men's Morris). One kernel serves every variant: the rules enter only as tables
+and flags in ``RuleTables``.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from .bits import trailing_zeros
+from .variants import Variant
+
+WIN_NOW = 3
+MAX_MOVES = 16384  # bound on emitted successors: 24 targets x 3 origins x 132 removal pairs
+MAX_UNMOVES = 512
+
+RuleTables = namedtuple(
+    "RuleTables",
+    [
+        "n",
+        "full",  # mask of all points
+        "adjacency",  # adjacency[p]: mask of neighbours
+        "point_mills",  # point_mills[p, j]: masks of the mills through p (0-padded)
+        "mill_masks",
+        "flying",  # 0/1 flags and counts as int64 so the kernels see one signature
+        "placement_captures",
+        "double_removes",
+        "line_wins",
+        "full_board_draw",
+    ],
+)
+
+
+def rule_tables(variant: Variant) -> RuleTables:
+    b = variant.board
+    return RuleTables(
+        b.n,
+        b.full_mask,
+        b.adjacency,
+        b.point_mills,
+        b.mill_masks,
+        int(variant.flying),
+        int(variant.placement_captures),
+        variant.double_mill_removes,
+        int(variant.line_wins),
+        int(variant.full_board_draw),
+    )
+
+
+@njit(cache=True, inline="always")
+def mills_closed_at(R, stones, t):
+    """Number of complete mills of ``stones`` through point ``t``."""
+    k = 0
+    for j in range(R.point_mills.shape[1]):
+        mm = R.point_mills[t, j]
+        if mm != 0 and (stones & mm) == mm:
+            k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def has_mill(R, stones):
+    for mm in R.mill_masks:
+        if (stones & mm) == mm:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def removable(R, stones):
+    """Stones that may be removed: those outside complete mills, or all if none is."""
+    in_mills = 0
+    for mm in R.mill_masks:
+        if (stones & mm) == mm:
+            in_mills |= mm
+    free = stones & ~in_mills
+    return free if free else stones
+
+
+@njit(cache=True, inline="always")
+def _land(R, moved, other, t, placing, out_mover, out_other, out_kind, count):
+    """Emit the successors once the mover's stone has landed on ``t`` (``moved`` is the
+    mover's new set): the quiet one, or one per choice of removed stones."""
+    k = mills_closed_at(R, moved, t)
+    if R.line_wins or k == 0 or other == 0 or (placing and not R.placement_captures):
+        out_mover[count] = other
+        out_other[count] = moved
+        out_kind[count] = WIN_NOW if (R.line_wins and k > 0) else 0
+        return count + 1
+    twice = R.double_removes == 2 and k >= 2
+    first = removable(R, other)
+    while first:
+        x = first & -first
+        first ^= x
+        rest = other ^ x
+        if twice and rest != 0:
+            second = removable(R, rest)
+            while second:
+                y = second & -second
+                second ^= y
+                out_mover[count] = rest ^ y
+                out_other[count] = moved
+                out_kind[count] = 2
+                count += 1
+        else:
+            out_mover[count] = rest
+            out_other[count] = moved
+            out_kind[count] = 1
+            count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind):
+    """All successors of a non-terminal position; returns how many were written."""
+    empty = R.full & ~(mover | other)
+    count = 0
+    if WF > 0:
+        targets = empty
+        while targets:
+            t = trailing_zeros(targets)
+            targets &= targets - 1
+            count = _land(
+                R, mover | (np.int64(1) << t), other, t, True, out_mover, out_other, out_kind, count
+            )
+        return count
+    fly = R.flying != 0 and W == 3
+    stones = mover
+    while stones:
+        sb = stones & -stones
+        stones ^= sb
+        s = trailing_zeros(sb)
+        targets = empty if fly else R.adjacency[s] & empty
+        while targets:
+            t = trailing_zeros(targets)
+            targets &= targets - 1
+            count = _land(
+                R, mover ^ sb | (np.int64(1) << t), other, t, False,
+                out_mover, out_other, out_kind, count,
+            )
+    return count
+
+
+@njit(cache=True, inline="always")
+def gen_unmoves(R, mover, other, B, out_mover, out_other):
+    """Predecessors of a moving-phase position through a quiet move of ``other`` (which
+    has ``B`` stones): the stone that moved last must not stand in a mill (closing one
+    would have removed a stone or won), and the predecessor must not be terminal."""
+    if R.line_wins and has_mill(R, mover):
+        return 0
+    empty = R.full & ~(mover | other)
+    fly = R.flying != 0 and B == 3
+    count = 0
+    stones = other
+    while stones:
+        tb = stones & -stones
+        stones ^= tb
+        t = trailing_zeros(tb)
+        if mills_closed_at(R, other, t):
+            continue
+        sources = empty if fly else R.adjacency[t] & empty
+        while sources:
+            sb = sources & -sources
+            sources ^= sb
+            out_mover[count] = other ^ tb | sb
+            out_other[count] = mover
+            count += 1
+    return count

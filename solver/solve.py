@@ -1,0 +1,228 @@
+"""Generate tables: schedule the groups of sectors, solve each in memory, commit it.
+
+``solve`` is what ``morris solve`` runs. Groups are solved in dependency order (see
+``sectors.solve_plan``); groups already in the file are skipped, so an interrupted
+run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba.typed import List
+from tqdm import tqdm
+
+from .errors import MorrisError
+from .indexing import index_tables, sector_slots
+from .movegen import rule_tables
+from .retrograde import (
+    IN_GROUP,
+    PARTNER,
+    SI_COLUMNS,
+    TARGET0,
+    TERMINAL,
+    init_pass,
+    level_pass,
+    max_code,
+    sector_statistics,
+)
+from .sectors import (
+    Sector,
+    dependencies,
+    is_moving,
+    reachable_sectors,
+    removal_counts,
+    sector_key,
+    solve_plan,
+    successor_sector,
+)
+from .storage import TableFile
+from .values import MAX_PLIES
+from .variants import Variant, get_variant
+
+_CHUNK = 2048  # slots per parallel work item
+
+
+@dataclass
+class GroupReport:
+    sectors: tuple[Sector, ...]
+    positions: int
+    slots: int
+    seconds: float
+    levels: int
+    peak_rss_bytes: int
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.seconds if self.seconds > 0 else float("inf")
+
+
+@dataclass
+class SolveReport:
+    path: Path
+    solved: list[GroupReport] = field(default_factory=list)
+    skipped: int = 0
+
+
+def default_table_path(variant: Variant | str) -> Path:
+    return Path("data") / f"{get_variant(variant).name}.h5"
+
+
+def peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def solve_group(
+    variant: Variant,
+    group: tuple[Sector, ...],
+    exits: dict[Sector, np.ndarray],
+    progress: Callable[[int], None] | None = None,
+    level_callback: Callable[[int], None] | None = None,
+) -> tuple[dict[Sector, np.ndarray], int]:
+    """Solve one group given the codes of the sectors its exits reach.
+
+    Returns the codes of each group sector and the number of levels run."""
+    R = rule_tables(variant)
+    T = index_tables(variant.board, variant.stones)
+    order = list(group) + [s for s in exits if s not in group]
+    where = {s: i for i, s in enumerate(order)}
+    SI = np.full((len(order), SI_COLUMNS), -2, dtype=np.int64)
+    for i, s in enumerate(order):
+        SI[i, :4] = s
+        SI[i, IN_GROUP] = int(i < len(group))
+    for i, s in enumerate(group):
+        for r in removal_counts(variant, s):
+            nxt = successor_sector(s, r)
+            SI[i, TARGET0 + r] = TERMINAL if nxt is None else where[nxt]
+        SI[i, PARTNER] = where[(s[1], s[0], 0, 0)] if is_moving(s) else i
+    vals, trig, counts = List(), List(), List()
+    for s in group:
+        slots = sector_slots(T, s[0], s[1])
+        vals.append(np.zeros(slots, dtype=np.uint16))
+        # placement sectors have no moves inside their group: no triggers, no counts
+        trig.append(np.zeros(slots if is_moving(s) else 1, dtype=np.uint16))
+        counts.append(np.zeros(slots if is_moving(s) else 1, dtype=np.uint8))
+    for s in order[len(group) :]:
+        vals.append(exits[s])
+
+    for k in range(len(group)):
+        size = len(vals[k])
+        block = max(1 << 18, size // 64)
+        for lo in range(0, size, block):
+            hi = min(size, lo + block)
+            init_pass(R, T, SI, vals, trig, counts, k, lo, hi, _CHUNK)
+            if progress:
+                progress(hi - lo)
+    highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
+    if highest > MAX_PLIES + 1:
+        raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
+    levels = 0
+    if any(is_moving(s) for s in group):
+        c = 2
+        while True:
+            written = sum(
+                level_pass(R, T, SI, vals, trig, counts, k, c, _CHUNK) for k in range(len(group))
+            )
+            levels += 1
+            if level_callback:
+                level_callback(c)
+            if written == 0 and c > highest:
+                break
+            c += 1
+            if c > MAX_PLIES + 1:
+                raise MorrisError("a distance exceeds the 16-bit value code")
+    return {s: vals[k] for k, s in enumerate(group)}, levels
+
+
+def statistics(codes: np.ndarray) -> dict:
+    positions, wins, draws, losses, max_win, max_loss = sector_statistics(codes)
+    return {
+        "positions": int(positions),
+        "wins": int(wins),
+        "draws": int(draws),
+        "losses": int(losses),
+        "max_win_plies": int(max_win),
+        "max_loss_plies": int(max_loss),
+        "slots": int(len(codes)),
+    }
+
+
+def solve(
+    variant: Variant | str,
+    path: str | Path | None = None,
+    *,
+    phase: str = "all",
+    max_stones: int | None = None,
+    sector: Sector | None = None,
+    threads: int | None = None,
+    show_progress: bool = True,
+    log: Callable[[str], None] = print,
+) -> SolveReport:
+    """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming."""
+    variant = get_variant(variant)
+    path = Path(path) if path is not None else default_table_path(variant)
+    if phase not in ("moving", "placement", "all"):
+        raise MorrisError(f"unknown phase {phase!r} (moving, placement or all)")
+    if threads is not None:
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
+        numba.set_num_threads(threads)
+    if sector is not None and sector not in reachable_sectors(variant):
+        raise MorrisError(f"{sector_key(sector)} is not a sector of {variant.name}")
+    plan = solve_plan(variant, "moving" if phase == "moving" else "all", max_stones, sector)
+    if phase == "placement":
+        table_now = TableFile.open(path) if path.exists() else None
+        have = set(table_now.sectors()) if table_now else set()
+        missing = [s for g in plan if is_moving(g[0]) for s in g if s not in have]
+        if missing:
+            raise MorrisError(
+                f"the placement phase needs the moving-phase tables; run "
+                f"'morris solve {variant.name} --phase moving' first"
+            )
+    table = TableFile.create_or_open(path, variant)
+    done = set(table.sectors())
+    report = SolveReport(path)
+    todo = [g for g in plan if not all(s in done for s in g)]
+    report.skipped = len(plan) - len(todo)
+    if not todo:
+        log(f"nothing to do: all {len(plan)} groups of this selection are already in {path}")
+        return report
+    T = index_tables(variant.board, variant.stones)
+    cache: dict[Sector, np.ndarray] = {}
+    for group in todo:
+        deps = dependencies(variant, group)
+        for s in list(cache):
+            if s not in deps:
+                del cache[s]
+        for s in deps:
+            if s not in cache:
+                cache[s] = table.read_sector(s)
+        slots = sum(sector_slots(T, s[0], s[1]) for s in group)
+        name = "+".join(sector_key(s) for s in group)
+        start = time.perf_counter()
+        with tqdm(
+            total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,
+            leave=True, dynamic_ncols=True,
+        ) as bar:
+            results, levels = solve_group(
+                variant, group, cache, progress=bar.update,
+                level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
+            )
+            seconds = time.perf_counter() - start
+            stats = {s: statistics(results[s]) for s in group}
+            positions = sum(st["positions"] for st in stats.values())
+            bar.set_postfix_str(f"{positions / seconds:,.0f} positions/s, {levels} levels")
+        peak = peak_rss_bytes()
+        for s in group:
+            table.write_sector(
+                s, results[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}
+            )
+        report.solved.append(GroupReport(group, positions, slots, seconds, levels, peak))
+        del results
+    return report
