@@ -1,0 +1,1 @@
+from .probe import MissingSectorError, MoveValue, Tablebase  # noqa: F401

@@ -151,7 +151,7 @@ def _ring_board(name, rings, ring_names, ring_coords, diagonals, connector_mills
     for j in range(8):
         if j % 2 == 1 or diagonals:
             chain = [8 * r + j for r in range(rings)]
-            edges += list(zip(chain, chain[1:]))
+            edges += list(zip(chain, chain[1:], strict=False))
             if len(chain) == 3 and (j % 2 == 0 or connector_mills):
                 mills.append(tuple(chain))
     return Board(name, tuple(points), tuple(coords), tuple(edges), tuple(mills))
@@ -167,8 +167,9 @@ def _named(coords):
 
 
 _RINGS_24 = [_square(0, 6), _square(1, 5), _square(2, 4)]
-NINE_BOARD = _ring_board("nine", 3, [_named(c) for c in _RINGS_24], _RINGS_24, False, True)
-DIAGONAL_BOARD = _ring_board("nine-diagonal", 3, [_named(c) for c in _RINGS_24], _RINGS_24, True, True)
+_NAMES_24 = [_named(c) for c in _RINGS_24]
+NINE_BOARD = _ring_board("nine", 3, _NAMES_24, _RINGS_24, False, True)
+DIAGONAL_BOARD = _ring_board("nine-diagonal", 3, _NAMES_24, _RINGS_24, True, True)
 _RINGS_16 = [_square(0, 4), _square(1, 3)]
 SIX_BOARD = _ring_board("six", 2, [_named(c) for c in _RINGS_16], _RINGS_16, False, False)
 

@@ -53,7 +53,7 @@ class TableFile:
         self.attrs = attrs
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> "TableFile":
+    def open(cls, path: str | os.PathLike) -> TableFile:
         """Open an existing file for reading; raises TableError with a clear message."""
         path = Path(path)
         if not path.exists():
@@ -74,7 +74,7 @@ class TableFile:
         return cls(path, Variant(**rules), rules, attrs)
 
     @classmethod
-    def create_or_open(cls, path: str | os.PathLike, variant: Variant) -> "TableFile":
+    def create_or_open(cls, path: str | os.PathLike, variant: Variant) -> TableFile:
         """Open a file to solve into, creating it if needed; refuses another variant's file
         and discards sectors left half-written by an interrupted run."""
         path = Path(path)

@@ -24,7 +24,7 @@ class Result(enum.Enum):
     DRAW = "draw"
     LOSS = "loss"
 
-    def flipped(self) -> "Result":
+    def flipped(self) -> Result:
         return {Result.WIN: Result.LOSS, Result.LOSS: Result.WIN, Result.DRAW: Result.DRAW}[self]
 
 
@@ -36,7 +36,7 @@ class Value:
     plies: int | None = None  # None for a draw
 
     @classmethod
-    def from_code(cls, code: int) -> "Value":
+    def from_code(cls, code: int) -> Value:
         code = int(code)
         if code == PAD:
             raise ValueError("padding slot has no value")
@@ -48,7 +48,7 @@ class Value:
     def to_code(self) -> int:
         return DRAW_CODE if self.result is Result.DRAW else self.plies + 1
 
-    def after_move(self) -> "Value":
+    def after_move(self) -> Value:
         """The value of a position one ply earlier whose move led here (side flipped)."""
         if self.result is Result.DRAW:
             return self

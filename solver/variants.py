@@ -43,7 +43,7 @@ class Variant:
         return json.dumps(self.rules(), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Variant":
+    def from_json(cls, text: str) -> Variant:
         return cls(**json.loads(text))
 
 

@@ -1,0 +1,60 @@
+"""``morris info``: what a table file holds."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from solver.errors import MorrisError
+from solver.sectors import sector_key
+from solver.storage import STAT_KEYS, TableFile
+
+from .main import main
+
+
+@main.command("info")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def info_command(path, as_json):
+    """List what the table file PATH holds: variant, rules, and per sector its canonical
+    positions, wins, draws, losses (for the side to move), longest win and loss in
+    plies, and solve time."""
+    try:
+        table = TableFile.open(path)
+        sectors = table.sectors()
+    except MorrisError as err:
+        raise click.ClickException(str(err)) from None
+    if as_json:
+        out = {
+            "variant": table.variant.name,
+            "rules": table.rules,
+            "format_version": int(table.attrs["format_version"]),
+            "sectors": {
+                sector_key(s): {k: st[k] for k in STAT_KEYS} for s, st in sorted(sectors.items())
+            },
+        }
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(f"file:      {path}")
+    click.echo(f"variant:   {table.variant.name}")
+    click.echo(f"rules:     {json.dumps(table.rules, sort_keys=True)}")
+    click.echo(f"format:    version {table.attrs['format_version']}, "
+               f"toolkit {table.attrs.get('toolkit_version')}")
+    click.echo(f"metric:    {table.attrs.get('metric')}")
+    click.echo(f"sectors:   {len(sectors)}")
+    header = f"{'sector':>12} {'positions':>14} {'wins':>13} {'draws':>13} {'losses':>13}"
+    click.echo(header + f" {'max win':>8} {'max loss':>8} {'seconds':>8}")
+    total = dict.fromkeys(("positions", "wins", "draws", "losses"), 0)
+    for s, st in sorted(sectors.items(), key=lambda kv: (kv[0][2] + kv[0][3], kv[0])):
+        for k in total:
+            total[k] += st[k]
+        click.echo(
+            f"{sector_key(s):>12} {st['positions']:>14,} {st['wins']:>13,} {st['draws']:>13,} "
+            f"{st['losses']:>13,} {st['max_win_plies']:>8} {st['max_loss_plies']:>8} "
+            f"{st.get('solve_seconds', 0):>8.1f}"
+        )
+    click.echo(
+        f"{'total':>12} {total['positions']:>14,} {total['wins']:>13,} {total['draws']:>13,} "
+        f"{total['losses']:>13,}"
+    )

@@ -1,0 +1,203 @@
+"""``morris play``: a game in the terminal against the engine, or between two humans.
+
+Input is read with ``click.prompt``, so tests drive a whole game through ``CliRunner``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import click
+
+from solver.errors import MorrisError
+from solver.game import Game
+from solver.position import Position
+from solver.probe import Tablebase
+from solver.rules import Move, phase
+from solver.values import Result
+
+from .common import load_variant
+from .main import main
+from .probe import db_option, echo_evaluation, open_tablebase, table_errors
+
+STRENGTHS = ("perfect", "strong", "easy")
+HELP = """Commands:
+  d6, d6-d5, d6-d5xa1   play a move: place, move (slide or fly), and remove a stone
+  ? or eval             the engine's evaluation of this position and of every move
+  undo                  take back the last move (against the engine: your last move)
+  help                  this text
+  quit                  leave the game"""
+
+
+class Engine:
+    """Picks moves from the tables. ``perfect``: the best move. ``strong``: a random
+    move keeping the theoretical result; when winning, a fastest win once the game has
+    repeated a position (so it cannot wander forever). ``easy``: a random legal move
+    half of the time, otherwise ``strong``."""
+
+    def __init__(self, tb: Tablebase, strength: str, rng: random.Random):
+        self.tb = tb
+        self.strength = strength
+        self.rng = rng
+
+    def choose(self, game: Game) -> Move:
+        if self.strength == "easy" and self.rng.random() < 0.5:
+            return self.rng.choice(game.legal_moves())
+        if self.strength == "perfect":
+            return self.tb.best_move(game.position)
+        moves = self.tb.moves(game.position)
+        best = moves[0].value
+        keep = [mv for mv in moves if mv.value.result is best.result]
+        if best.result is Result.WIN and _repeated(game):
+            keep = [mv for mv in keep if mv.value == best]
+        return self.rng.choice(keep).move
+
+
+def _repeated(game: Game) -> bool:
+    """Whether some position (with the same side to move) occurred twice in the game."""
+    seen = [before for before, _ in game.history] + [game.position]
+    return len(set(seen)) < len(seen)
+
+
+class Session:
+    """One game at the terminal: ``engine`` plays the sides not in ``humans``."""
+
+    def __init__(
+        self,
+        game: Game,
+        humans: set[bool],
+        engine: Engine | None,
+        tables: Tablebase | Path | None,
+    ):
+        self.game = game
+        self.humans = humans  # white_to_move values of the sides a human plays
+        self.engine = engine
+        self.tables = tables  # a Tablebase, or the file to open for `eval`
+
+    def run(self) -> None:
+        game = self.game
+        shown = None
+        while (end := game.outcome()) is None:
+            pos = game.position
+            if pos.white_to_move not in self.humans:
+                with table_errors():
+                    move = self.engine.choose(game)
+                click.echo(f"Engine ({pos.mover_name}) plays {move.text(pos.board)}")
+                game.play(move)
+                continue
+            if shown is not pos:
+                self._show(pos)
+                shown = pos
+            line = click.prompt(pos.mover_name, default="", show_default=False, prompt_suffix="> ")
+            if self._command(line.strip().lower()) == "quit":
+                click.echo("Bye.")
+                return
+        self._show(game.position)
+        if end.result is Result.DRAW:
+            click.echo(f"Game over: draw ({end.reason}).")
+        else:
+            click.echo(f"Game over: {game.position.other_name} wins ({end.reason}).")
+
+    def _command(self, line: str) -> str | None:
+        game = self.game
+        if line in ("quit", "exit", "q"):
+            return "quit"
+        if line in ("help", "h"):
+            click.echo(HELP)
+        elif line in ("?", "eval"):
+            self._evaluate()
+        elif line == "undo":
+            self._undo()
+        elif line:
+            try:
+                game.play(line)
+            except MorrisError as err:
+                click.echo(f"{err} (type 'help' for commands)")
+        return None
+
+    def _show(self, pos: Position) -> None:
+        click.echo()
+        click.echo(pos.diagram())
+        click.echo(
+            f"{pos.mover_name} to move ({phase(pos)}); in hand: White {pos.white_hand}, "
+            f"Black {pos.black_hand}"
+        )
+
+    def _evaluate(self) -> None:
+        if not isinstance(self.tables, Tablebase):
+            try:
+                self.tables = open_tablebase(self.game.variant, self.tables)
+            except click.ClickException as err:
+                click.echo(f"no evaluation: {err.message}")
+                return
+        pos = self.game.position
+        try:
+            echo_evaluation(pos, self.tables.probe(pos), self.tables.moves(pos))
+        except MorrisError as err:
+            click.echo(f"no evaluation: {err}")
+
+    def _undo(self) -> None:
+        history = self.game.history
+        if not any(before.white_to_move in self.humans for before, _ in history):
+            click.echo("nothing to undo")
+            return
+        while True:  # back to the last position a human moved in
+            move = self.game.undo()
+            click.echo(f"took back {move.text(self.game.position.board)}")
+            if self.game.position.white_to_move in self.humans:
+                return
+
+
+@main.command()
+@click.argument("variant")
+@db_option
+@click.option(
+    "--strength",
+    type=click.Choice(STRENGTHS),
+    default="perfect",
+    show_default=True,
+    help="perfect: always a best move; strong: any move keeping the result; "
+    "easy: a random move half of the time.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["white", "black"]),
+    default="white",
+    show_default=True,
+    help="Your side (White moves first).",
+)
+@click.option("--humans", is_flag=True, help="Two humans at one terminal; no tables needed.")
+@click.option(
+    "--draw-rules",
+    is_flag=True,
+    help="Third repetition and 100 moving plies without capture are draws.",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the engine's random choices.")
+def play(
+    variant: str,
+    db: Path | None,
+    strength: str,
+    color: str,
+    humans: bool,
+    draw_rules: bool,
+    seed: int | None,
+) -> None:
+    """Play VARIANT in the terminal against the engine (which reads the tables), or
+    between two humans. Type moves in notation (d6, d6-d5, d6-d5xa1), '?' for the
+    engine's evaluation, 'undo', 'help' or 'quit'."""
+    v = load_variant(variant)
+    game = Game(v, draw_rules=draw_rules)
+    if humans:
+        session = Session(game, {True, False}, None, db)
+    else:
+        tb = open_tablebase(v, db)
+        with table_errors():
+            tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
+        engine = Engine(tb, strength, random.Random(seed))
+        session = Session(game, {color == "white"}, engine, tb)
+    click.echo(f"{v.name}: type a move, '?' to evaluate, 'help' or 'quit'.")
+    try:
+        session.run()
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("\nGame abandoned.")

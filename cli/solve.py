@@ -1,0 +1,69 @@
+"""``morris solve``: generate a variant's tables (resumable)."""
+
+from __future__ import annotations
+
+import click
+
+from solver.errors import MorrisError
+from solver.solve import default_table_path, solve
+
+from .common import load_variant
+from .main import main
+
+
+def _parse_sector(text: str | None) -> tuple[int, int, int, int] | None:
+    if text is None:
+        return None
+    parts = text.replace("_", "-").split("-")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) not in (2, 4) or min(numbers, default=-1) < 0:
+        raise click.BadParameter(
+            f"{text!r}: write W-B for a moving-phase sector, or W-B-WF-BF", param_hint="--sector"
+        )
+    return tuple(numbers + [0, 0])[:4]
+
+
+@main.command("solve")
+@click.argument("variant")
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Table file [data/VARIANT.h5].")
+@click.option("--max-stones", type=click.IntRange(3, 12), help="At most N stones a side on board.")
+@click.option("--sector", help="Solve this sector (W-B or W-B-WF-BF) and what it needs first.")
+@click.option(
+    "--phase", type=click.Choice(["moving", "placement", "all"]), default="all", show_default=True,
+    help="Moving phase only, placement only (needs the moving phase), or both.",
+)
+@click.option("--threads", type=int, help="Worker threads [all cores].")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def solve_command(variant, out, max_stones, sector, phase, threads, quiet):
+    """Solve VARIANT's sectors into a table file, smallest first.
+
+    Moving-phase twins {a-b, b-a} come in increasing a+b, then the placement sectors
+    in increasing stones in hand. Interrupt it at any time: re-running continues with
+    the first unsolved sector, and a finished solve does nothing.
+
+    \b
+    Examples:
+      morris solve three                       the whole game, seconds
+      morris solve nine --max-stones 5         moving sectors 3-3 .. 5-5
+      morris solve nine --sector 6-5           the 6-5/5-6 twin and what it needs
+    """
+    v = load_variant(variant)
+    path = out or default_table_path(v)
+    try:
+        report = solve(
+            v, path, phase=phase, max_stones=max_stones, sector=_parse_sector(sector),
+            threads=threads, show_progress=not quiet, log=click.echo,
+        )
+    except MorrisError as err:
+        raise click.ClickException(str(err)) from None
+    if report.solved:
+        positions = sum(g.positions for g in report.solved)
+        seconds = sum(g.seconds for g in report.solved)
+        click.echo(
+            f"solved {sum(len(g.sectors) for g in report.solved)} sectors "
+            f"({positions:,} positions) in {seconds:.1f} s into {report.path}"
+            + (f"; {report.skipped} groups were already there" if report.skipped else "")
+        )

@@ -1,0 +1,334 @@
+"""Perfect play from the tables: the value of a position and of every legal move.
+
+``Tablebase.open(path)`` reads only the file's attributes; sectors are loaded whole on
+first use into a least-recently-used cache bounded in bytes (DESIGN §6: per-element
+HDF5 reads are far too slow for search). A probe is one canonical-index computation and
+one array read; ``moves`` and ``best_move`` generate every successor and its index in
+one Numba call and read the codes of each target sector with one numpy gather.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .indexing import IndexTables, canonical_index, index_tables, sector_slots
+from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, has_mill, rule_tables
+from .position import Position
+from .rules import Move, terminal
+from .sectors import Sector, is_moving, reachable_sectors, sector_key
+from .solve import default_table_path
+from .storage import TableError, TableFile
+from .values import PAD, Result, Value
+from .variants import VARIANTS, Variant
+
+DEFAULT_CACHE_BYTES = 4 << 30
+_NO_CODES = np.empty(0, dtype=np.uint16)
+_DRAW_SCORE = 1 << 17
+_LOSS_SCORE = 1 << 18
+
+
+class MissingSectorError(TableError):
+    """A sector the query needs is not in the table file."""
+
+    def __init__(self, message: str, sector: Sector):
+        super().__init__(message)
+        self.sector = sector
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """A legal move, its notation, and the value it leads to for the side that plays it."""
+
+    move: Move
+    text: str
+    value: Value
+
+
+@njit(cache=True)
+def _probe_code(
+    codes, n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+    class_stab, class_freepos, class_freepts, W, B, mover, other,
+):
+    """The stored code of (mover, other) in a sector of (W, B) stones. The index tables
+    come as separate arrays: Numba types a namedtuple argument slowly on every call."""
+    T = IndexTables(
+        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts,
+    )
+    return codes[canonical_index(T, W, B, mover, other)]
+
+
+@njit(cache=True)
+def _scored_successors(
+    n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
+    double_removes, line_wins, full_board_draw,
+    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+    class_stab, class_freepos, class_freepts,
+    mover, other, W, B, WF, BF, codes0, codes1, codes2, out_mover, out_other, out_kind, out_score,
+):
+    """Every successor of (mover, other) and its score for the side to move now: the
+    stored code of the successor, taken from ``codes<k>`` for a move removing ``k``
+    stones (1, lost in 0, after a move that ends the game), turned into a number that
+    orders like ``Value.sort_key``. Returns ``(count, missing, damaged)``: ``count`` is
+    0 exactly when the position is terminal; ``missing`` and ``damaged`` are bit sets of
+    the ``k`` whose codes were needed but not given (empty), or hold a padding code."""
+    R = RuleTables(
+        n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
+        double_removes, line_wins, full_board_draw,
+    )
+    T = IndexTables(
+        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts,
+    )
+    if W + WF < 3 or (line_wins != 0 and has_mill(R, other)):
+        return 0, 0, 0
+    count = gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind)
+    to_B = W + 1 if WF > 0 else W
+    missing = 0
+    damaged = 0
+    for j in range(count):
+        kind = out_kind[j]
+        code = 1
+        if kind != WIN_NOW and B - kind + BF >= 3:
+            codes = codes0 if kind == 0 else codes1 if kind == 1 else codes2
+            if len(codes) == 0:
+                missing |= 1 << kind
+                continue
+            code = codes[canonical_index(T, B - kind, to_B, out_mover[j], out_other[j])]
+            if code == PAD:
+                damaged |= 1 << kind
+                continue
+        # a code c != 0 gives the side to move now a result c plies away: a win if c is
+        # odd (the successor is lost), a loss if c is even
+        out_score[j] = _DRAW_SCORE if code == 0 else code if code & 1 else _LOSS_SCORE - code
+    return count, missing, damaged
+
+
+class Tablebase:
+    """Read-only access to a variant's solved tables. Not thread-safe (it reuses move
+    buffers between calls): open one per thread."""
+
+    def __init__(self, table: TableFile, cache_bytes: int = DEFAULT_CACHE_BYTES):
+        self._table = table
+        self.cache_bytes = cache_bytes
+        self._cache: OrderedDict[Sector, np.ndarray] = OrderedDict()
+        self._cached_bytes = 0
+        v = table.variant
+        self._variant = VARIANTS[v.name] if VARIANTS.get(v.name) == v else v  # fast `is` check
+        self._T = index_tables(v.board, v.stones)
+        self._tables = (*rule_tables(v), *self._T)  # flat: see _probe_code
+        self._buffers = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(4))
+
+    @classmethod
+    def open(cls, path: str | os.PathLike, cache_bytes: int = DEFAULT_CACHE_BYTES) -> Tablebase:
+        """Open a table file (only its attributes are read now); ``cache_bytes`` bounds
+        the memory held by loaded sectors. Raises ``TableError`` if the file is missing
+        or not a table file."""
+        return cls(TableFile.open(path), cache_bytes)
+
+    @property
+    def variant(self) -> Variant:
+        return self._variant
+
+    @property
+    def path(self) -> Path:
+        return self._table.path
+
+    @property
+    def cached_bytes(self) -> int:
+        """Bytes held by the sectors now in the cache."""
+        return self._cached_bytes
+
+    def probe(self, position: Position) -> Value:
+        """The value of ``position`` for the side to move."""
+        self._check_variant(position)
+        mover, other = position.mover, position.other
+        W = mover.bit_count()
+        if W + position.mover_hand < 3:
+            return Value(Result.LOSS, 0)
+        B = other.bit_count()
+        sector = (W, B, position.mover_hand, position.other_hand)
+        try:
+            codes = self._codes(sector)
+        except MissingSectorError:
+            end = terminal(position)  # a game that is over needs no table
+            if end is None:
+                raise
+            return Value(end.result, 0 if end.result is Result.LOSS else None)
+        code = _probe_code(codes, *self._T, W, B, mover, other)
+        if code == PAD:
+            raise self._damaged(sector)
+        return _value_of_code(code)
+
+    def moves(self, position: Position) -> list[MoveValue]:
+        """Every legal move with the value it leads to for the side to move, best first:
+        shortest win, draws, longest loss; ties in order of the move text. Empty when
+        the game is over."""
+        self._check_variant(position)
+        succ_mover, succ_other, scores = self._successors(position)
+        mover, other, board = position.mover, position.other, position.board
+        seen: set[tuple[int, int]] = set()
+        ranked = []
+        successors = zip(succ_mover.tolist(), succ_other.tolist(), scores.tolist(), strict=True)
+        for m, o, score in successors:
+            if (m, o) in seen:  # a double mill may remove the same two stones in either order
+                continue
+            seen.add((m, o))
+            move = _move_from_masks(mover, other, m, o)
+            ranked.append((score, move.text(board), move))
+        ranked.sort(key=lambda item: item[:2])
+        return [MoveValue(move, text, _value_of_score(score)) for score, text, move in ranked]
+
+    def best_move(self, position: Position) -> Move | None:
+        """A perfect move (the first of ``moves``), or None when the game is over."""
+        self._check_variant(position)
+        succ_mover, succ_other, scores = self._successors(position)
+        if len(scores) == 0:
+            return None
+        scores = scores.tolist()
+        best = min(scores)
+        tied = [j for j, score in enumerate(scores) if score == best]
+        mover, other = position.mover, position.other
+        if len(tied) > 1:  # the first in notation order; texts without building Moves
+            names = position.board.points
+            texts = [
+                _text_from_masks(names, mover, other, int(succ_mover[j]), int(succ_other[j]))
+                for j in tied
+            ]
+            tied = [tied[texts.index(min(texts))]]
+        return _move_from_masks(mover, other, int(succ_mover[tied[0]]), int(succ_other[tied[0]]))
+
+    # -- internals ------------------------------------------------------------------
+
+    def _check_variant(self, position: Position) -> None:
+        if position.variant is not self._variant and position.variant != self._variant:
+            raise TableError(
+                f"{self.path} holds tables of {self._variant.name}, "
+                f"not of {position.variant.name} (the position's variant)"
+            )
+
+    def _successors(self, position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Successor masks (side to move first) and scores (see ``_scored_successors``),
+        as views of buffers the next call overwrites."""
+        out_mover, out_other, out_kind, out_score = self._buffers
+        mover, other = position.mover, position.other
+        W, B = mover.bit_count(), other.bit_count()
+        WF, BF = position.mover_hand, position.other_hand
+        if WF:
+            targets = [(B - k, W + 1, BF, WF - 1) for k in range(3)]
+        else:
+            targets = [(B - k, W, 0, 0) for k in range(3)]
+        codes = [self._cached(s) for s in targets]
+        while True:
+            count, missing, damaged = _scored_successors(
+                *self._tables, mover, other, W, B, WF, BF, *codes,
+                out_mover, out_other, out_kind, out_score,
+            )
+            if damaged:
+                raise self._damaged(targets[(damaged & -damaged).bit_length() - 1])
+            if not missing:
+                return out_mover[:count], out_other[:count], out_score[:count]
+            for k in range(3):
+                if missing >> k & 1:
+                    codes[k] = self._codes(targets[k])
+
+    def _cached(self, sector: Sector) -> np.ndarray:
+        """The sector's codes if cached (now most recently used), else an empty array."""
+        codes = self._cache.get(sector)
+        if codes is None:
+            return _NO_CODES
+        self._cache.move_to_end(sector)
+        return codes
+
+    def _codes(self, sector: Sector) -> np.ndarray:
+        """The sector's codes, from the cache or loaded, evicting the least recently
+        used sectors while the cache would exceed ``cache_bytes``."""
+        codes = self._cache.get(sector)
+        if codes is not None:
+            self._cache.move_to_end(sector)
+            return codes
+        if not self._table.has_sector(sector):
+            raise self._missing(sector)
+        codes = self._table.read_sector(sector)
+        slots = sector_slots(self._T, sector[0], sector[1])
+        if codes.dtype != np.uint16 or codes.shape != (slots,):
+            raise TableError(
+                f"sector {sector_key(sector)} of {self.path} holds {codes.shape} {codes.dtype} "
+                f"codes, not the {slots} uint16 codes of its index"
+            )
+        while self._cache and self._cached_bytes + codes.nbytes > self.cache_bytes:
+            _, old = self._cache.popitem(last=False)
+            self._cached_bytes -= old.nbytes
+        self._cache[sector] = codes
+        self._cached_bytes += codes.nbytes
+        return codes
+
+    def _missing(self, sector: Sector) -> MissingSectorError:
+        name = self._variant.name
+        if is_moving(sector):
+            command = f"morris solve {name} --sector {sector[0]}-{sector[1]}"
+        else:
+            present = set(self._table.sectors())
+            moving = {s for s in reachable_sectors(self._variant) if is_moving(s)}
+            command = f"morris solve {name} --phase {'placement' if moving <= present else 'all'}"
+        if self.path.resolve() != default_table_path(self._variant).resolve():
+            command += f" --out {self.path}"
+        return MissingSectorError(
+            f"sector {sector_key(sector)} is not in {self.path}; run '{command}' to generate it",
+            sector,
+        )
+
+    def _damaged(self, sector: Sector) -> TableError:
+        return TableError(
+            f"sector {sector_key(sector)} of {self.path} is damaged "
+            "(a canonical position reads as a padding slot)"
+        )
+
+
+def _move_from_masks(mover: int, other: int, succ_mover: int, succ_other: int) -> Move:
+    """The move that turns (mover, other) into the successor (succ_mover, succ_other)."""
+    origin = mover & ~succ_other
+    removed = other & ~succ_mover
+    return Move(
+        origin.bit_length() - 1 if origin else None,
+        (succ_other & ~mover).bit_length() - 1,
+        tuple(p for p in range(removed.bit_length()) if removed >> p & 1) if removed else (),
+    )
+
+
+def _text_from_masks(
+    names: tuple[str, ...], mover: int, other: int, succ_mover: int, succ_other: int
+) -> str:
+    """``Move.text`` of ``_move_from_masks(mover, other, succ_mover, succ_other)``."""
+    origin = mover & ~succ_other
+    removed = other & ~succ_mover
+    text = names[(succ_other & ~mover).bit_length() - 1]
+    if origin:
+        text = f"{names[origin.bit_length() - 1]}-{text}"
+    while removed:
+        low = removed & -removed
+        text += "x" + names[low.bit_length() - 1]
+        removed ^= low
+    return text
+
+
+@cache
+def _value_of_code(code: int) -> Value:
+    return Value.from_code(code)
+
+
+@cache
+def _value_of_score(score: int) -> Value:
+    """The value a successor's score (see ``Tablebase._successors``) stands for."""
+    if score == _DRAW_SCORE:
+        return Value(Result.DRAW, None)
+    if score < _DRAW_SCORE:
+        return Value(Result.WIN, score)
+    return Value(Result.LOSS, _LOSS_SCORE - score)

@@ -1,0 +1,522 @@
+"""Independent forward verification of a table file (``morris verify``, DESIGN §1, §8).
+
+For every slot of a sector the verifier asks the shared index whether the slot is
+canonical (padding must be exactly the non-canonical slots) and recomputes every
+canonical position's value from the *stored* codes of its successors, with a forward
+move generator written here from the rules of DESIGN §2. It shares the board
+description and the index with the solver, never its move generator or retrograde
+kernels, so a bug there shows up here as a mismatch instead of being repeated. It also
+recounts each sector's statistics attributes, and reading a dataset checks HDF5's
+fletcher32 checksum.
+
+Why checking each position against its successors is enough. The recomputed value is
+the best successor for the side to move: the shortest win (the smallest odd, i.e. lost,
+successor code, plus 1), else a draw if any successor is drawn, else the longest loss
+(the largest successor code, plus 1). So equality with the stored code *is* the strict
+distance equations we also want: a stored win with code c has a successor stored at
+exactly c - 1 and none lost sooner; a stored loss with c > 1 has only won successors,
+one of them at exactly c - 1; code 1 only comes from a position with no move (or, in
+Three Men's Morris, whose opponent has a line). These equations admit no cycle of
+positions "confirming" one another: every win points to a loss at a strictly smaller
+code, and every loss only to smaller wins. By induction on the code, every stored win or
+loss is true and every true win or loss at distance d is stored as d + 1, so a stored
+draw cannot hide a win (its lost successor would make it a win) and a stored win or loss
+cannot hide a draw. That is why the extra checks asked of a verifier, "a win has a
+successor at c - 1" and "a loss > 1 has only won successors, one at c - 1", are no
+separate pass: the equality check is those checks. The argument covers a whole file;
+verifying one sector (``--sector``) assumes the sectors it leads to are right.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit, prange
+from numba.typed import List
+from tqdm import tqdm
+
+from .bits import popcount, trailing_zeros
+from .errors import MorrisError
+from .indexing import IndexTables, canonical_index, index_tables, sector_slots, unrank
+from .position import Position
+from .sectors import Sector, removal_counts, successor_sector
+from .storage import STAT_KEYS, TableError, TableFile
+from .values import PAD, Value
+from .variants import Variant
+
+# Successors are ranked by one integer key, smaller = better for the side to move:
+# lost successors (odd codes) by code, then draws, then won successors longest first.
+_DRAW_KEY = 1 << 16
+_WON_BASE = 3 << 16  # key of a successor won by the opponent with (even) code c: _WON_BASE - c
+_NO_MOVE = 1 << 20
+# Recomputed "codes" that mean the value could not be recomputed (they never match).
+MISSING_SECTOR = -1  # a move leads to a sector that was not loaded
+PADDED_SUCCESSOR = -2  # a successor's canonical slot holds the padding mark
+
+_CHUNK = 4096  # slots per parallel work item
+_CACHE_BYTES = 2 << 30  # sectors kept loaded beyond those the current sector needs
+
+VerifyRules = namedtuple(
+    "VerifyRules",
+    [
+        "full",  # mask of all points
+        "adjacency",  # adjacency[p]: mask of the points one slide away
+        "point_mills",  # point_mills[p, j]: masks of the mills through p, 0-padded
+        "mill_masks",
+        "flying",  # flags as int64, so every variant compiles to one signature
+        "placement_captures",
+        "double_removes",
+        "line_wins",
+        "full_board_draw",
+    ],
+)
+
+
+def verify_rules(variant: Variant) -> VerifyRules:
+    board = variant.board
+    return VerifyRules(
+        np.int64(board.full_mask),
+        board.adjacency,
+        board.point_mills,
+        board.mill_masks,
+        np.int64(variant.flying),
+        np.int64(variant.placement_captures),
+        np.int64(variant.double_mill_removes),
+        np.int64(variant.line_wins),
+        np.int64(variant.full_board_draw),
+    )
+
+
+@njit(cache=True, inline="always")
+def _has_line(R, stones):
+    for m in R.mill_masks:
+        if (stones & m) == m:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _unprotected(R, stones):
+    """Stones that may be taken: those outside the owner's complete mills, or any if
+    every stone stands in one."""
+    in_mills = np.int64(0)
+    for m in R.mill_masks:
+        if (stones & m) == m:
+            in_mills |= m
+    free = stones & ~in_mills
+    return free if free else stones
+
+
+@njit(cache=True, inline="always")
+def _key_of(code):
+    if code & 1:
+        return code
+    if code == 0:
+        return _DRAW_KEY
+    return _WON_BASE - code
+
+
+@njit(cache=True, inline="always")
+def _successor_key(T, targets, present, BF, removed, new_mover, new_other):
+    """Key of the position after a move: the new mover is the old other side, with
+    ``BF`` stones in hand and ``removed`` stones fewer on the board."""
+    w = popcount(new_mover)
+    if w + BF < 3:
+        return np.int64(1)  # the side to move is left with fewer than 3 stones: lost
+    if not present[removed]:
+        return np.int64(MISSING_SECTOR)
+    slot = canonical_index(T, w, popcount(new_other), new_mover, new_other)
+    code = np.int64(targets[removed][slot])
+    if code == PAD:
+        return np.int64(PADDED_SUCCESSOR)
+    return _key_of(code)
+
+
+@njit(cache=True, inline="always")
+def _best_after_landing(R, T, targets, present, BF, moved, other, t, placing):
+    """Best key among the successors once the mover's stone has landed on ``t``
+    (``moved`` is the mover's new set): the quiet one, or one per choice of removals."""
+    mills = 0
+    for j in range(R.point_mills.shape[1]):
+        m = R.point_mills[t, j]
+        if m != 0 and (moved & m) == m:
+            mills += 1
+    if R.line_wins:
+        if mills:
+            return np.int64(1)  # a completed line wins at once
+        return _successor_key(T, targets, present, BF, 0, other, moved)
+    if mills == 0 or other == 0 or (placing and not R.placement_captures):
+        return _successor_key(T, targets, present, BF, 0, other, moved)
+    best = np.int64(_NO_MOVE)
+    twice = R.double_removes == 2 and mills >= 2
+    first = _unprotected(R, other)
+    while first and best > 1:
+        x = first & -first
+        first ^= x
+        rest = other ^ x
+        if twice and rest:
+            second = _unprotected(R, rest)  # protection re-evaluated after the first
+            while second:
+                y = second & -second
+                second ^= y
+                best = min(best, _successor_key(T, targets, present, BF, 2, rest ^ y, moved))
+        else:
+            best = min(best, _successor_key(T, targets, present, BF, 1, rest, moved))
+    return best
+
+
+@njit(cache=True)
+def expected_code(R, T, W, B, WF, BF, targets, present, idx):
+    """What slot ``idx`` of sector (W, B, WF, BF) must hold: ``PAD`` for a non-canonical
+    slot, else the value recomputed from the successors' stored codes (or a negative
+    error mark, see ``MISSING_SECTOR``)."""
+    mover, other = unrank(T, W, B, idx)
+    if canonical_index(T, W, B, mover, other) != idx:
+        return np.int64(PAD)
+    if R.line_wins and _has_line(R, other):
+        return np.int64(1)
+    empty = R.full & ~(mover | other)
+    best = np.int64(_NO_MOVE)
+    one = np.int64(1)
+    if WF > 0:
+        spots = empty
+        while spots and best > 1:  # nothing beats a successor lost in 0
+            t = trailing_zeros(spots)
+            spots &= spots - 1
+            best = min(
+                best,
+                _best_after_landing(R, T, targets, present, BF, mover | (one << t), other, t, True),
+            )
+    else:
+        fly = R.flying != 0 and W == 3
+        stones = mover
+        while stones and best > 1:
+            sb = stones & -stones
+            stones ^= sb
+            spots = empty if fly else R.adjacency[trailing_zeros(sb)] & empty
+            while spots and best > 1:
+                t = trailing_zeros(spots)
+                spots &= spots - 1
+                moved = (mover ^ sb) | (one << t)
+                best = min(
+                    best, _best_after_landing(R, T, targets, present, BF, moved, other, t, False)
+                )
+    if best == _NO_MOVE:
+        return np.int64(0) if (R.full_board_draw and (mover | other) == R.full) else one
+    if best < 0:
+        return best
+    if best < _DRAW_KEY:
+        return best + 1
+    if best == _DRAW_KEY:
+        return np.int64(0)
+    return _WON_BASE - best + 1
+
+
+@njit(parallel=True, cache=True)
+def _verify_range(R, T, codes, W, B, WF, BF, targets, present, lo, hi, bad_count, bad_first, tally):
+    """Check slots [lo, hi) in chunks of ``_CHUNK``: per chunk, the number of wrong slots,
+    the first few of them, and a recount (positions, wins, draws, losses, longest win,
+    longest loss) of the stored codes of canonical slots."""
+    nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
+    for ci in prange(nchunks):
+        start = lo + ci * _CHUNK
+        nbad = 0
+        positions = wins = draws = losses = 0
+        max_win = max_loss = -1
+        for i in range(start, min(start + _CHUNK, hi)):
+            stored = np.int64(codes[i])
+            expected = expected_code(R, T, W, B, WF, BF, targets, present, i)
+            if expected != stored:
+                if nbad < bad_first.shape[1]:
+                    bad_first[ci, nbad] = i
+                nbad += 1
+            if expected == PAD:
+                continue
+            positions += 1
+            if stored == PAD:
+                continue
+            if stored == 0:
+                draws += 1
+            elif stored & 1:
+                losses += 1
+                max_loss = max(max_loss, stored - 1)
+            else:
+                wins += 1
+                max_win = max(max_win, stored - 1)
+        bad_count[ci] = nbad
+        tally[ci, 0] = positions
+        tally[ci, 1] = wins
+        tally[ci, 2] = draws
+        tally[ci, 3] = losses
+        tally[ci, 4] = max_win
+        tally[ci, 5] = max_loss
+
+
+def describe(code: int) -> str:
+    """A stored or recomputed code in words."""
+    if code == PAD:
+        return "padding"
+    if code == MISSING_SECTOR:
+        return "unknown (a move leads to a sector not in the file)"
+    if code == PADDED_SUCCESSOR:
+        return "unknown (a successor's slot is marked as padding)"
+    return str(Value.from_code(code))
+
+
+def sector_name(sector: Sector) -> str:
+    return "-".join(map(str, sector))
+
+
+@dataclass
+class Mismatch:
+    position: str
+    stored: int
+    recomputed: int
+
+    def __str__(self) -> str:
+        stored, recomputed = describe(self.stored), describe(self.recomputed)
+        return f"{self.position}: stored {stored}, recomputed {recomputed}"
+
+
+@dataclass
+class SectorResult:
+    sector: Sector
+    positions: int = 0
+    seconds: float = 0.0
+    mismatch_count: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)  # the first few
+    problems: list[str] = field(default_factory=list)  # statistics, missing sectors, sizes
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatch_count == 0 and not self.problems
+
+    def to_dict(self) -> dict:
+        return {
+            "sector": sector_name(self.sector),
+            "ok": self.ok,
+            "positions": self.positions,
+            "seconds": self.seconds,
+            "mismatch_count": self.mismatch_count,
+            "mismatches": [
+                {
+                    "position": m.position,
+                    "stored": describe(m.stored),
+                    "recomputed": describe(m.recomputed),
+                    "stored_code": m.stored,
+                    "recomputed_code": m.recomputed,
+                }
+                for m in self.mismatches
+            ],
+            "problems": self.problems,
+        }
+
+
+@dataclass
+class VerifyReport:
+    path: Path
+    variant: str
+    sectors: list[SectorResult] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.sectors)
+
+    @property
+    def positions(self) -> int:
+        return sum(r.positions for r in self.sectors)
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self.sectors)
+
+    @property
+    def positions_per_second(self) -> float:
+        return self.positions / self.seconds if self.seconds > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        return {
+            "path": str(self.path),
+            "variant": self.variant,
+            "ok": self.ok,
+            "positions": self.positions,
+            "seconds": self.seconds,
+            "positions_per_second": self.positions_per_second,
+            "sectors": [r.to_dict() for r in self.sectors],
+        }
+
+
+class _SectorCache:
+    """Loaded sectors, least recently used first; whatever the current sector needs stays,
+    the rest is dropped beyond a byte budget."""
+
+    def __init__(self, table: TableFile, budget: int = _CACHE_BYTES):
+        self.table = table
+        self.budget = budget
+        self.arrays: OrderedDict[Sector, np.ndarray] = OrderedDict()
+
+    def load(self, needed: list[Sector]) -> dict[Sector, np.ndarray]:
+        for s in needed:
+            if s in self.arrays:
+                self.arrays.move_to_end(s)
+            else:
+                self.arrays[s] = self.table.read_sector(s)
+        size = sum(a.nbytes for a in self.arrays.values())
+        for s in list(self.arrays):
+            if size <= self.budget:
+                break
+            if s not in needed:
+                size -= self.arrays.pop(s).nbytes
+        return {s: self.arrays[s] for s in needed}
+
+
+def _open(path: Path) -> tuple[TableFile, dict[Sector, dict], IndexTables]:
+    """The table, its sectors' attributes and its index; metadata that cannot be read
+    (no sectors group, rules naming no known board) is a TableError, not a traceback."""
+    try:
+        table = TableFile.open(path)
+        return table, table.sectors(), index_tables(table.variant.board, table.variant.stones)
+    except MorrisError:
+        raise
+    except (OSError, KeyError, TypeError, ValueError) as e:
+        raise TableError(f"{path} is not a readable morris tablebase file ({e})") from None
+
+
+def _verification_order(sector: Sector) -> tuple:
+    """Twins next to each other, so the sectors they share stay in the cache."""
+    W, B, WF, BF = sector
+    return (WF + BF, W + B, max(W, B), W)
+
+
+def verify_table(
+    path: str | Path,
+    sector: Sector | None = None,
+    progress: bool = True,
+    *,
+    threads: int | None = None,
+    on_sector: Callable[[SectorResult], None] | None = None,
+    examples: int = 5,
+) -> VerifyReport:
+    """Verify every sector of the table file at ``path`` (or only ``sector``).
+
+    Raises ``TableError`` for a missing, foreign or damaged file; mismatches and wrong
+    statistics are reported per sector, ``on_sector`` receiving each result as it is done.
+    ``progress`` shows a bar per sector when stderr is a terminal.
+    """
+    path = Path(path)
+    if threads is not None:
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
+        numba.set_num_threads(threads)
+    table, stored, T = _open(path)
+    if sector is not None and sector not in stored:
+        raise TableError(f"{path} has no sector {sector_name(sector)}")
+    todo = [sector] if sector is not None else sorted(stored, key=_verification_order)
+    variant = table.variant
+    R = verify_rules(variant)
+    cache = _SectorCache(table)
+    report = VerifyReport(path, variant.name)
+    for s in todo:
+        result = _verify_sector(variant, R, T, s, stored, cache, progress, examples)
+        report.sectors.append(result)
+        if on_sector:
+            on_sector(result)
+    return report
+
+
+def _verify_sector(
+    variant: Variant,
+    R: VerifyRules,
+    T: IndexTables,
+    sector: Sector,
+    stored: dict[Sector, dict],
+    cache: _SectorCache,
+    progress: bool,
+    examples: int,
+) -> SectorResult:
+    start = time.perf_counter()
+    result = SectorResult(sector)
+    W, B, WF, BF = sector
+    nexts = {r: successor_sector(sector, r) for r in removal_counts(variant, sector)}
+    missing = [n for n in nexts.values() if n is not None and n not in stored]
+    if missing:
+        result.problems += [f"moves lead to {sector_name(n)}, not in the file" for n in missing]
+        return result
+    needed = [sector] + [n for n in nexts.values() if n is not None and n != sector]
+    arrays = _load(cache, needed)
+    for s, a in arrays.items():
+        slots = sector_slots(T, s[0], s[1])
+        if len(a) != slots:
+            result.problems.append(f"sector {sector_name(s)} has {len(a)} codes for {slots} slots")
+    if result.problems:
+        return result
+    codes = arrays[sector]
+    targets = List()
+    present = np.zeros(3, dtype=np.int64)
+    for r in range(3):
+        n = nexts.get(r)
+        targets.append(arrays[n] if n is not None else np.zeros(0, dtype=np.uint16))
+        present[r] = n is not None
+    tally = np.zeros(6, dtype=np.int64)
+    tally[4:] = -1
+    size = len(codes)
+    block = max(1 << 18, size // 64)
+    with tqdm(
+        total=size, desc=sector_name(sector), unit="pos", unit_scale=True, leave=False,
+        disable=None if progress else True, dynamic_ncols=True,
+    ) as bar:
+        for lo in range(0, size, block):
+            hi = min(size, lo + block)
+            nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
+            bad_count = np.zeros(nchunks, dtype=np.int64)
+            bad_first = np.full((nchunks, max(1, examples)), -1, dtype=np.int64)
+            chunk_tally = np.zeros((nchunks, 6), dtype=np.int64)
+            _verify_range(
+                R, T, codes, W, B, WF, BF, targets, present, lo, hi, bad_count, bad_first,
+                chunk_tally,
+            )
+            tally[:4] += chunk_tally[:, :4].sum(axis=0)
+            tally[4:] = np.maximum(tally[4:], chunk_tally[:, 4:].max(axis=0))
+            result.mismatch_count += int(bad_count.sum())
+            for i in bad_first[bad_first >= 0]:
+                if len(result.mismatches) < examples:
+                    result.mismatches.append(
+                        _mismatch(variant, R, T, sector, codes, targets, present, int(i))
+                    )
+            bar.update(hi - lo)
+    result.positions = int(tally[0])
+    recount = dict(zip(STAT_KEYS, (int(x) for x in tally), strict=True))
+    attrs = stored[sector]
+    for key in STAT_KEYS:
+        if key not in attrs:
+            result.problems.append(f"statistics attribute {key!r} is missing")
+        elif attrs[key] != recount[key]:
+            result.problems.append(
+                f"statistics {key}: stored {attrs[key]}, recounted {recount[key]}"
+            )
+    if "slots" in attrs and attrs["slots"] != size:
+        result.problems.append(f"statistics slots: stored {attrs['slots']}, the index has {size}")
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _load(cache: _SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]:
+    try:
+        return cache.load(needed)
+    except (OSError, KeyError) as e:  # damage outside the checksummed data
+        raise TableError(f"{cache.table.path} is damaged ({e})") from None
+
+
+def _mismatch(variant, R, T, sector, codes, targets, present, idx: int) -> Mismatch:
+    W, B, WF, BF = sector
+    mover, other = unrank(T, W, B, idx)
+    # White places first, so in the placement phase the mover is White iff hands are equal
+    pos = Position.from_sides(variant, int(mover), int(other), WF, BF, white_to_move=WF == BF)
+    recomputed = int(expected_code(R, T, W, B, WF, BF, targets, present, idx))
+    return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), recomputed)

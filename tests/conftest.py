@@ -1,0 +1,28 @@
+"""Small solved tables shared by the tests of the query API and the CLI, built once per
+session: Three Men's Morris whole, Six Men's Morris moving sectors up to 4 stones a
+side, Nine Men's Morris 3-vs-3."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solver.solve import solve
+
+TABLES = {
+    "three": {},
+    "six": {"phase": "moving", "max_stones": 4},
+    "nine": {"phase": "moving", "max_stones": 3},
+}
+
+
+@pytest.fixture(scope="session")
+def table_paths(tmp_path_factory) -> dict[str, Path]:
+    """Paths of the solved test tables by variant name (read-only: copy to modify)."""
+    folder = tmp_path_factory.mktemp("tables")
+    paths = {}
+    for name, options in TABLES.items():
+        paths[name] = folder / f"{name}.h5"
+        solve(name, paths[name], show_progress=False, log=lambda s: None, **options)
+    return paths
