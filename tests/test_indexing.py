@@ -74,8 +74,9 @@ def test_burnside_gives_the_published_three_three_count():
 
 
 @pytest.mark.parametrize(
-    "board_name,W,B", [("nine", 3, 3), ("nine", 4, 3), ("nine", 5, 4), ("six", 4, 6), ("three", 3, 3),
-                       ("nine", 0, 2), ("nine-diagonal", 4, 4)],
+    "board_name,W,B",
+    [("nine", 3, 3), ("nine", 4, 3), ("nine", 5, 4), ("six", 4, 6), ("three", 3, 3),
+     ("nine", 0, 2), ("nine-diagonal", 4, 4)],
 )
 def test_every_slot_round_trips_and_canonical_count_matches_burnside(board_name, W, B):
     board = BOARDS[board_name]

@@ -1,0 +1,98 @@
+"""``morris solve`` / ``morris info`` as a user runs them: resumable after a kill,
+idempotent when finished, clear errors, and the documented JSON shape."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import h5py
+from click.testing import CliRunner
+
+from cli.main import main
+
+MORRIS = [sys.executable, "-c", "from cli.main import main; main()"]
+
+
+def _sectors_in(path: Path) -> set[str]:
+    try:
+        with h5py.File(path, "r") as f:
+            return set(f["sectors"])
+    except (OSError, KeyError):
+        return set()
+
+
+def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp_path):
+    path = tmp_path / "nine.h5"
+    args = MORRIS + ["solve", "nine", "--max-stones", "4", "--phase", "moving", "--quiet",
+                     "--out", str(path)]
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    # wait until the 3-4 twin is committed: the solver is then inside the 4-4 sector
+    while "4_3_0_0" not in _sectors_in(path) and time.time() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    after_kill = _sectors_in(path)
+    assert "4_4_0_0" not in after_kill, "killed too late to be mid-sector"
+    assert {"3_3_0_0", "3_4_0_0", "4_3_0_0"} <= after_kill
+
+    runner = CliRunner()
+    rerun = runner.invoke(main, ["solve", "nine", "--max-stones", "4", "--phase", "moving",
+                                 "--quiet", "--out", str(path)])
+    assert rerun.exit_code == 0, rerun.output
+    assert "solved 1 sectors" in rerun.output and "2 groups were already there" in rerun.output
+
+    again = runner.invoke(main, ["solve", "nine", "--max-stones", "4", "--phase", "moving",
+                                 "--quiet", "--out", str(path)])
+    assert again.exit_code == 0 and "nothing to do" in again.output
+
+    info = json.loads(runner.invoke(main, ["info", str(path), "--json"]).output)
+    assert info["variant"] == "nine" and info["rules"]["flying"] is True
+    assert sorted(info["sectors"]) == ["3_3_0_0", "3_4_0_0", "4_3_0_0", "4_4_0_0"]
+    three = info["sectors"]["3_3_0_0"]
+    assert set(three) == {"positions", "wins", "draws", "losses", "max_win_plies",
+                          "max_loss_plies"}
+    assert (three["wins"], three["losses"], three["draws"]) == (140_621, 28_736, 269)
+
+
+def test_solve_refuses_another_variants_file(tmp_path):
+    runner = CliRunner()
+    path = str(tmp_path / "t.h5")
+    assert runner.invoke(main, ["solve", "three", "--quiet", "--out", path]).exit_code == 0
+    result = runner.invoke(main, ["solve", "six", "--quiet", "--out", path])
+    assert result.exit_code != 0
+    assert "holds tables of variant 'three'" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_solve_and_info_errors_are_one_line(tmp_path):
+    runner = CliRunner()
+    cases = [
+        ["solve", "ten"],
+        ["solve", "nine", "--sector", "10-3", "--out", str(tmp_path / "x.h5")],
+        ["solve", "nine", "--sector", "three", "--out", str(tmp_path / "x.h5")],
+        ["info", str(tmp_path / "missing.h5")],
+    ]
+    (tmp_path / "junk.h5").write_bytes(b"not an hdf5 file")
+    cases.append(["info", str(tmp_path / "junk.h5")])
+    for args in cases:
+        result = runner.invoke(main, args)
+        assert result.exit_code != 0, args
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+        assert "Error" in result.output and "Traceback" not in result.output, args
+
+
+def test_placement_phase_needs_the_moving_phase(tmp_path):
+    result = CliRunner().invoke(
+        main, ["solve", "six", "--phase", "placement", "--out", str(tmp_path / "six.h5")]
+    )
+    assert result.exit_code != 0
+    assert "morris solve six --phase moving" in result.output
