@@ -21,7 +21,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 solve: install
-	$(VENV)/bin/morris solve-defaults
+	$(VENV)/bin/morris reproduce three six
 
 bench: install
 	$(PY) benchmarks/bench_solve.py

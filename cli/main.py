@@ -31,7 +31,7 @@ def main() -> None:
     """
 
 
-COMMAND_MODULES = ("show", "solve", "info", "probe", "value", "play", "verify")
+COMMAND_MODULES = ("show", "solve", "info", "probe", "value", "play", "verify", "reproduce")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"cli.{_name}")

@@ -2,9 +2,10 @@
 
 ``Tablebase.open(path)`` reads only the file's attributes; sectors are loaded whole on
 first use into a least-recently-used cache bounded in bytes (DESIGN §6: per-element
-HDF5 reads are far too slow for search). A probe is one canonical-index computation and
-one array read; ``moves`` and ``best_move`` generate every successor and its index in
-one Numba call and read the codes of each target sector with one numpy gather.
+HDF5 reads are far too slow for search). A probe is one Numba call (canonical index and
+code); ``moves`` and ``best_move`` generate every successor, index it and read its code
+in one Numba call. Positions that are already over are answered by the rules, so their
+sectors (fewer than 3 stones) need no table.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -122,15 +123,13 @@ class Tablebase:
         self._cached_bytes = 0
         v = table.variant
         self._variant = VARIANTS[v.name] if VARIANTS.get(v.name) == v else v  # fast `is` check
-        self._T = index_tables(v.board, v.stones)
-        self._tables = (*rule_tables(v), *self._T)  # flat: see _probe_code
         self._buffers = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(4))
 
     @classmethod
     def open(cls, path: str | os.PathLike, cache_bytes: int = DEFAULT_CACHE_BYTES) -> Tablebase:
-        """Open a table file (only its attributes are read now); ``cache_bytes`` bounds
-        the memory held by loaded sectors. Raises ``TableError`` if the file is missing
-        or not a table file."""
+        """Open a table file (only its attributes are read now). ``cache_bytes`` bounds
+        the memory of loaded sectors (the sector in use is kept even if larger). Raises
+        ``TableError`` if the file is missing or not a table file."""
         return cls(TableFile.open(path), cache_bytes)
 
     @property
@@ -147,7 +146,9 @@ class Tablebase:
         return self._cached_bytes
 
     def probe(self, position: Position) -> Value:
-        """The value of ``position`` for the side to move."""
+        """The value of ``position`` for the side to move. Raises ``TableError`` for a
+        position of another variant or a damaged sector, ``MissingSectorError`` when its
+        sector is not in the file."""
         self._check_variant(position)
         mover, other = position.mover, position.other
         W = mover.bit_count()
@@ -206,6 +207,16 @@ class Tablebase:
         return _move_from_masks(mover, other, int(succ_mover[tied[0]]), int(succ_other[tied[0]]))
 
     # -- internals ------------------------------------------------------------------
+
+    @cached_property
+    def _T(self) -> IndexTables:
+        """The index tables, built on first use (about a second for Nine Men's Morris)."""
+        return index_tables(self._variant.board, self._variant.stones)
+
+    @cached_property
+    def _tables(self) -> tuple:
+        """Rule and index tables as one flat tuple of arguments (see ``_probe_code``)."""
+        return (*rule_tables(self._variant), *self._T)
 
     def _check_variant(self, position: Position) -> None:
         if position.variant is not self._variant and position.variant != self._variant:
@@ -326,7 +337,8 @@ def _value_of_code(code: int) -> Value:
 
 @cache
 def _value_of_score(score: int) -> Value:
-    """The value a successor's score (see ``Tablebase._successors``) stands for."""
+    """The value for the side to move that a successor's score (see
+    ``_scored_successors``) stands for."""
     if score == _DRAW_SCORE:
         return Value(Result.DRAW, None)
     if score < _DRAW_SCORE:

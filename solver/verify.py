@@ -38,7 +38,6 @@ from pathlib import Path
 import numba
 import numpy as np
 from numba import njit, prange
-from numba.typed import List
 from tqdm import tqdm
 
 from .bits import popcount, trailing_zeros
@@ -123,23 +122,23 @@ def _key_of(code):
 
 
 @njit(cache=True, inline="always")
-def _successor_key(T, targets, present, BF, removed, new_mover, new_other):
+def _successor_key(T, nexts, BF, removed, new_mover, new_other):
     """Key of the position after a move: the new mover is the old other side, with
     ``BF`` stones in hand and ``removed`` stones fewer on the board."""
     w = popcount(new_mover)
     if w + BF < 3:
         return np.int64(1)  # the side to move is left with fewer than 3 stones: lost
-    if not present[removed]:
+    target = nexts[removed]
+    if target.shape[0] == 0:  # not loaded: no sector holds zero slots
         return np.int64(MISSING_SECTOR)
-    slot = canonical_index(T, w, popcount(new_other), new_mover, new_other)
-    code = np.int64(targets[removed][slot])
+    code = np.int64(target[canonical_index(T, w, popcount(new_other), new_mover, new_other)])
     if code == PAD:
         return np.int64(PADDED_SUCCESSOR)
     return _key_of(code)
 
 
 @njit(cache=True, inline="always")
-def _best_after_landing(R, T, targets, present, BF, moved, other, t, placing):
+def _best_after_landing(R, T, nexts, BF, moved, other, t, placing):
     """Best key among the successors once the mover's stone has landed on ``t``
     (``moved`` is the mover's new set): the quiet one, or one per choice of removals."""
     mills = 0
@@ -150,9 +149,9 @@ def _best_after_landing(R, T, targets, present, BF, moved, other, t, placing):
     if R.line_wins:
         if mills:
             return np.int64(1)  # a completed line wins at once
-        return _successor_key(T, targets, present, BF, 0, other, moved)
+        return _successor_key(T, nexts, BF, 0, other, moved)
     if mills == 0 or other == 0 or (placing and not R.placement_captures):
-        return _successor_key(T, targets, present, BF, 0, other, moved)
+        return _successor_key(T, nexts, BF, 0, other, moved)
     best = np.int64(_NO_MOVE)
     twice = R.double_removes == 2 and mills >= 2
     first = _unprotected(R, other)
@@ -165,14 +164,14 @@ def _best_after_landing(R, T, targets, present, BF, moved, other, t, placing):
             while second:
                 y = second & -second
                 second ^= y
-                best = min(best, _successor_key(T, targets, present, BF, 2, rest ^ y, moved))
+                best = min(best, _successor_key(T, nexts, BF, 2, rest ^ y, moved))
         else:
-            best = min(best, _successor_key(T, targets, present, BF, 1, rest, moved))
+            best = min(best, _successor_key(T, nexts, BF, 1, rest, moved))
     return best
 
 
 @njit(cache=True)
-def expected_code(R, T, W, B, WF, BF, targets, present, idx):
+def expected_code(R, T, W, B, WF, BF, nexts, idx):
     """What slot ``idx`` of sector (W, B, WF, BF) must hold: ``PAD`` for a non-canonical
     slot, else the value recomputed from the successors' stored codes (or a negative
     error mark, see ``MISSING_SECTOR``)."""
@@ -191,7 +190,7 @@ def expected_code(R, T, W, B, WF, BF, targets, present, idx):
             spots &= spots - 1
             best = min(
                 best,
-                _best_after_landing(R, T, targets, present, BF, mover | (one << t), other, t, True),
+                _best_after_landing(R, T, nexts, BF, mover | (one << t), other, t, True),
             )
     else:
         fly = R.flying != 0 and W == 3
@@ -205,7 +204,7 @@ def expected_code(R, T, W, B, WF, BF, targets, present, idx):
                 spots &= spots - 1
                 moved = (mover ^ sb) | (one << t)
                 best = min(
-                    best, _best_after_landing(R, T, targets, present, BF, moved, other, t, False)
+                    best, _best_after_landing(R, T, nexts, BF, moved, other, t, False)
                 )
     if best == _NO_MOVE:
         return np.int64(0) if (R.full_board_draw and (mover | other) == R.full) else one
@@ -219,7 +218,7 @@ def expected_code(R, T, W, B, WF, BF, targets, present, idx):
 
 
 @njit(parallel=True, cache=True)
-def _verify_range(R, T, codes, W, B, WF, BF, targets, present, lo, hi, bad_count, bad_first, tally):
+def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, tally):
     """Check slots [lo, hi) in chunks of ``_CHUNK``: per chunk, the number of wrong slots,
     the first few of them, and a recount (positions, wins, draws, losses, longest win,
     longest loss) of the stored codes of canonical slots."""
@@ -231,7 +230,7 @@ def _verify_range(R, T, codes, W, B, WF, BF, targets, present, lo, hi, bad_count
         max_win = max_loss = -1
         for i in range(start, min(start + _CHUNK, hi)):
             stored = np.int64(codes[i])
-            expected = expected_code(R, T, W, B, WF, BF, targets, present, i)
+            expected = expected_code(R, T, W, B, WF, BF, nexts, i)
             if expected != stored:
                 if nbad < bad_first.shape[1]:
                     bad_first[ci, nbad] = i
@@ -443,26 +442,27 @@ def _verify_sector(
     start = time.perf_counter()
     result = SectorResult(sector)
     W, B, WF, BF = sector
-    nexts = {r: successor_sector(sector, r) for r in removal_counts(variant, sector)}
-    missing = [n for n in nexts.values() if n is not None and n not in stored]
+    reached = {r: successor_sector(sector, r) for r in removal_counts(variant, sector)}
+    missing = [n for n in reached.values() if n is not None and n not in stored]
     if missing:
         result.problems += [f"moves lead to {sector_name(n)}, not in the file" for n in missing]
         return result
-    needed = [sector] + [n for n in nexts.values() if n is not None and n != sector]
+    needed = [sector] + [n for n in reached.values() if n is not None and n != sector]
     arrays = _load(cache, needed)
     for s, a in arrays.items():
         slots = sector_slots(T, s[0], s[1])
-        if len(a) != slots:
-            result.problems.append(f"sector {sector_name(s)} has {len(a)} codes for {slots} slots")
+        if a.dtype != np.uint16 or a.shape != (slots,):
+            result.problems.append(
+                f"sector {sector_name(s)} holds {a.shape} {a.dtype} codes, not {slots} uint16"
+            )
     if result.problems:
         return result
     codes = arrays[sector]
-    targets = List()
-    present = np.zeros(3, dtype=np.int64)
-    for r in range(3):
-        n = nexts.get(r)
-        targets.append(arrays[n] if n is not None else np.zeros(0, dtype=np.uint16))
-        present[r] = n is not None
+    # the sectors reached by removing 0, 1, 2 stones; an empty array where there is none
+    nexts = tuple(
+        arrays[n] if n is not None else np.zeros(0, dtype=np.uint16)
+        for n in (reached.get(r) for r in range(3))
+    )
     tally = np.zeros(6, dtype=np.int64)
     tally[4:] = -1
     size = len(codes)
@@ -478,17 +478,14 @@ def _verify_sector(
             bad_first = np.full((nchunks, max(1, examples)), -1, dtype=np.int64)
             chunk_tally = np.zeros((nchunks, 6), dtype=np.int64)
             _verify_range(
-                R, T, codes, W, B, WF, BF, targets, present, lo, hi, bad_count, bad_first,
-                chunk_tally,
+                R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, chunk_tally
             )
             tally[:4] += chunk_tally[:, :4].sum(axis=0)
             tally[4:] = np.maximum(tally[4:], chunk_tally[:, 4:].max(axis=0))
             result.mismatch_count += int(bad_count.sum())
             for i in bad_first[bad_first >= 0]:
                 if len(result.mismatches) < examples:
-                    result.mismatches.append(
-                        _mismatch(variant, R, T, sector, codes, targets, present, int(i))
-                    )
+                    result.mismatches.append(_mismatch(variant, R, T, sector, nexts, codes, int(i)))
             bar.update(hi - lo)
     result.positions = int(tally[0])
     recount = dict(zip(STAT_KEYS, (int(x) for x in tally), strict=True))
@@ -513,10 +510,18 @@ def _load(cache: _SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]
         raise TableError(f"{cache.table.path} is damaged ({e})") from None
 
 
-def _mismatch(variant, R, T, sector, codes, targets, present, idx: int) -> Mismatch:
+def _mismatch(
+    variant: Variant,
+    R: VerifyRules,
+    T: IndexTables,
+    sector: Sector,
+    nexts: tuple[np.ndarray, ...],
+    codes: np.ndarray,
+    idx: int,
+) -> Mismatch:
     W, B, WF, BF = sector
     mover, other = unrank(T, W, B, idx)
     # White places first, so in the placement phase the mover is White iff hands are equal
     pos = Position.from_sides(variant, int(mover), int(other), WF, BF, white_to_move=WF == BF)
-    recomputed = int(expected_code(R, T, W, B, WF, BF, targets, present, idx))
+    recomputed = int(expected_code(R, T, W, B, WF, BF, nexts, idx))
     return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), recomputed)

@@ -1,0 +1,58 @@
+"""``morris reproduce``: solve games completely and check them against published results.
+
+This is what ``make solve`` runs: the shortest way from a fresh clone to a verified
+strong solution.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from solver.errors import MorrisError
+from solver.known import check_against_known, known_results
+from solver.position import Position
+from solver.probe import Tablebase
+from solver.solve import solve
+
+from .common import load_variant
+from .main import main
+from .value import describe
+
+
+@main.command("reproduce")
+@click.argument("variants", nargs=-1)
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), default="data",
+              show_default=True, help="Folder for the table files.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def reproduce_command(variants, data_dir, quiet):
+    """Solve VARIANTS (default: three six) completely, print the value of each start
+    position, and check everything the tables say against data/known_results.toml.
+    Exits non-zero on any disagreement."""
+    names = variants or ("three", "six")
+    try:
+        known = known_results()
+        failures = 0
+        for name in names:
+            variant = load_variant(name)
+            path = Path(data_dir) / f"{variant.name}.h5"
+            start = time.perf_counter()
+            solve(variant, path, show_progress=not quiet, log=click.echo)
+            seconds = time.perf_counter() - start
+            tb = Tablebase.open(path)
+            click.echo(f"{describe(variant, tb.probe(Position.start(variant)))}"
+                       f"   (tables {path}, {seconds:.1f} s)")
+            checks = check_against_known(tb, known)
+            if not checks:
+                click.echo(f"  no published result for {variant.name} to compare with")
+            for check in checks:
+                mark = "agrees with" if check.ok else "DISAGREES with"
+                click.echo(f"  {check.what}: {check.found} {mark} the published "
+                           f"{check.expected}")
+                failures += not check.ok
+    except MorrisError as err:
+        raise click.ClickException(str(err)) from None
+    if failures:
+        raise click.ClickException(f"{failures} result(s) disagree with data/known_results.toml")
