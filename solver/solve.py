@@ -64,6 +64,14 @@ class GroupReport:
 
 
 @dataclass
+class GroupSolution:
+    codes: dict[Sector, np.ndarray]
+    levels: int
+    init_seconds: float
+    level_seconds: float
+
+
+@dataclass
 class SolveReport:
     path: Path
     solved: list[GroupReport] = field(default_factory=list)
@@ -84,10 +92,8 @@ def solve_group(
     exits: dict[Sector, np.ndarray],
     progress: Callable[[int], None] | None = None,
     level_callback: Callable[[int], None] | None = None,
-) -> tuple[dict[Sector, np.ndarray], int]:
-    """Solve one group given the codes of the sectors its exits reach.
-
-    Returns the codes of each group sector and the number of levels run."""
+) -> GroupSolution:
+    """Solve one group given the codes of the sectors its exits reach."""
     R = rule_tables(variant)
     T = index_tables(variant.board, variant.stones)
     order = list(group) + [s for s in exits if s not in group]
@@ -111,6 +117,7 @@ def solve_group(
     for s in order[len(group) :]:
         vals.append(exits[s])
 
+    started = time.perf_counter()
     for k in range(len(group)):
         size = len(vals[k])
         block = max(1 << 18, size // 64)
@@ -122,6 +129,7 @@ def solve_group(
     highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
     if highest > MAX_PLIES + 1:
         raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
+    init_seconds = time.perf_counter() - started
     levels = 0
     if any(is_moving(s) for s in group):
         c = 2
@@ -137,7 +145,12 @@ def solve_group(
             c += 1
             if c > MAX_PLIES + 1:
                 raise MorrisError("a distance exceeds the 16-bit value code")
-    return {s: vals[k] for k, s in enumerate(group)}, levels
+    return GroupSolution(
+        {s: vals[k] for k, s in enumerate(group)},
+        levels,
+        init_seconds,
+        time.perf_counter() - started - init_seconds,
+    )
 
 
 def statistics(codes: np.ndarray) -> dict:
@@ -210,10 +223,11 @@ def solve(
             total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,
             leave=True, dynamic_ncols=True,
         ) as bar:
-            results, levels = solve_group(
+            solution = solve_group(
                 variant, group, cache, progress=bar.update,
                 level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
             )
+            results, levels = solution.codes, solution.levels
             seconds = time.perf_counter() - start
             stats = {s: statistics(results[s]) for s in group}
             positions = sum(st["positions"] for st in stats.values())

@@ -274,6 +274,9 @@ def sector_name(sector: Sector) -> str:
 
 @dataclass
 class Mismatch:
+    """A slot whose stored code differs from what its successors imply (codes as stored;
+    the recomputed one may be ``PAD`` or an error mark, see ``describe``)."""
+
     position: str
     stored: int
     recomputed: int
@@ -285,6 +288,8 @@ class Mismatch:
 
 @dataclass
 class SectorResult:
+    """One sector's verdict; only the first few mismatches are kept, all are counted."""
+
     sector: Sector
     positions: int = 0
     seconds: float = 0.0
@@ -319,6 +324,8 @@ class SectorResult:
 
 @dataclass
 class VerifyReport:
+    """Every verified sector of one file; ``ok`` only if all of them are."""
+
     path: Path
     variant: str
     sectors: list[SectorResult] = field(default_factory=list)
@@ -337,7 +344,7 @@ class VerifyReport:
 
     @property
     def positions_per_second(self) -> float:
-        return self.positions / self.seconds if self.seconds > 0 else float("inf")
+        return self.positions / self.seconds if self.seconds > 0 else 0.0  # JSON has no inf
 
     def to_dict(self) -> dict:
         return {

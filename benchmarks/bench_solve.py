@@ -1,0 +1,132 @@
+"""Solver speed: per group, positions, seconds, positions/second and peak memory, with
+1 and with 2 threads; then probing speed. Prints a Markdown table.
+
+    python benchmarks/bench_solve.py                      # nine, groups up to 5 stones
+    python benchmarks/bench_solve.py --max-stones 6       # the README's figures
+    python benchmarks/bench_solve.py --variant six --phase all
+
+Each group is solved from the already-solved smaller sectors (solved once, in a
+scratch file, before timing), in a fresh array; the kernels are compiled and loaded
+before the first measurement, so times are solving only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from solver.position import Position  # noqa: E402
+from solver.probe import Tablebase  # noqa: E402
+from solver.sectors import dependencies, sector_key, solve_plan  # noqa: E402
+from solver.solve import solve, solve_group, statistics  # noqa: E402
+from solver.storage import TableFile  # noqa: E402
+from solver.variants import get_variant  # noqa: E402
+
+
+def rss_now() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def bench_groups(variant, path, phase, max_stones, threads_list):
+    table = TableFile.open(path)
+    rows = []
+    for group in solve_plan(variant, phase, max_stones):
+        exits = {s: table.read_sector(s) for s in dependencies(variant, group)}
+        positions = sum(table.sectors()[s]["positions"] for s in group)
+        row = {"group": "+".join(sector_key(s) for s in group), "positions": positions}
+        for threads in threads_list:
+            numba.set_num_threads(threads)
+            before = rss_now()
+            start = time.perf_counter()
+            solution = solve_group(variant, group, exits)
+            seconds = time.perf_counter() - start
+            row[threads] = (seconds, solution.init_seconds, solution.levels)
+            row["peak"] = max(row.get("peak", 0), rss_now() - before + sum(
+                a.nbytes for a in exits.values()))
+            for s in group:  # the timed run must reproduce the stored tables
+                assert np.array_equal(solution.codes[s], table.read_sector(s)), s
+            del solution
+        rows.append(row)
+        print_row(row, threads_list)
+    return rows
+
+
+def print_row(row, threads_list):
+    cells = [row["group"], f"{row['positions']:,}"]
+    for t in threads_list:
+        seconds, init, levels = row[t]
+        cells += [f"{seconds:.2f}", f"{row['positions'] / seconds / 1e6:.2f}"]
+    cells += [str(row[threads_list[0]][2]), f"{row['peak'] / 2**20:,.0f}"]
+    print("| " + " | ".join(cells) + " |", flush=True)
+
+
+def bench_probe(path, variant, samples=2000):
+    tb = Tablebase.open(path)
+    table = TableFile.open(path)
+    rng = np.random.default_rng(1)
+    stored = [s for s in table.sectors() if s[2] == s[3] == 0]
+    biggest = max(stored, key=lambda s: table.sectors()[s]["positions"])
+    start = time.perf_counter()
+    positions = []
+    board = variant.board
+    while len(positions) < samples:
+        pts = rng.permutation(board.n)
+        mover = sum(1 << int(p) for p in pts[: biggest[0]])
+        other = sum(1 << int(p) for p in pts[biggest[0]: biggest[0] + biggest[1]])
+        positions.append(Position.from_sides(variant, mover, other, 0, 0, True))
+    tb.probe(positions[0])
+    load = time.perf_counter() - start
+    start = time.perf_counter()
+    for p in positions:
+        tb.probe(p)
+    probe_us = (time.perf_counter() - start) / samples * 1e6
+    start = time.perf_counter()
+    for p in positions:
+        tb.best_move(p)
+    best_us = (time.perf_counter() - start) / samples * 1e6
+    print(f"\nprobing {sector_key(biggest)}: first probe (loads the sector) {load * 1e3:.0f} ms, "
+          f"warm probe {probe_us:.1f} us, best_move {best_us:.1f} us "
+          f"({samples} random positions)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variant", default="nine")
+    parser.add_argument("--max-stones", type=int, default=5)
+    parser.add_argument("--phase", default="moving", choices=["moving", "all"])
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--table", help="reuse this scratch table file")
+    args = parser.parse_args()
+    variant = get_variant(args.variant)
+    threads_list = [int(t) for t in args.threads.split(",")]
+    path = Path(args.table or Path(tempfile.mkdtemp()) / f"{variant.name}.h5")
+    start = time.perf_counter()
+    solve(variant, path, phase=args.phase, max_stones=args.max_stones, show_progress=False,
+          log=lambda s: None)
+    print(f"# {variant.name}, {args.phase} phase, up to {args.max_stones} stones: "
+          f"full solve (incl. kernel loading) {time.perf_counter() - start:.1f} s, "
+          f"{os.cpu_count()} cores\n")
+    head = ["group", "positions"]
+    for t in threads_list:
+        head += [f"s ({t} thr)", f"Mpos/s ({t} thr)"]
+    head += ["levels", "MiB"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    bench_groups(variant, path, args.phase, args.max_stones, threads_list)
+    bench_probe(path, variant)
+    print(f"\npeak RSS of the benchmark process: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()

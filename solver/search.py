@@ -1,0 +1,244 @@
+"""The start position's value by search (Gasser's route): alpha-beta over the placement
+phase, the moving-phase tables at the leaves.
+
+This needs only the moving-phase sectors, not the placement ones, and is an independent
+check of the table route: both must give the same value *and* distance (DESIGN §4).
+
+Scores make the value order of ``Value.sort_key`` an integer order, larger is better for
+the side to move: win in p -> ``BIG - p``, draw -> 0, loss in p -> ``p - BIG``. A move's
+score for the side that plays it is ``_back(child score)``: the negation, one ply further
+from the end. ``_back`` is strictly decreasing on scores, so negamax with fail-soft
+alpha-beta stays exact; ``_forward`` turns the parent's window into the child's.
+
+Nodes are keyed in the transposition table by sector and ``canonical_index`` (one entry
+per symmetry class) and hold ``(lower, upper)`` bounds on the score. One Numba call per
+expanded node generates the successors (``movegen.gen_moves``), puts mill-closing moves
+first and computes the successors' keys.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .indexing import IndexTables, canonical_index, index_tables
+from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, rule_tables
+from .position import Position
+from .probe import MissingSectorError, Tablebase
+from .rules import terminal
+from .sectors import Sector, is_moving, sector_key, successors
+from .solve import default_table_path
+from .storage import TableFile
+from .values import Result, Value
+
+BIG = 1 << 20  # larger than any distance, so win and loss scores never reach 0
+_INF = BIG + 1  # beyond every score: the root's open window
+WIN_IN_1 = BIG - 1  # the best score a position not yet over can have
+_WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its player
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    value: Value  # for the side to move in the searched position
+    nodes: int  # search calls: placement nodes, table leaves and transposition hits
+    seconds: float
+    tt_entries: int  # canonical positions in the transposition table at the end
+
+
+def score_of(value: Value) -> int:
+    """The integer that orders like ``Value.sort_key`` (larger is better)."""
+    if value.result is Result.DRAW:
+        return 0
+    return BIG - value.plies if value.result is Result.WIN else value.plies - BIG
+
+
+def value_of(score: int) -> Value:
+    """The ``Value`` that ``score_of`` maps to ``score``."""
+    if score == 0:
+        return Value(Result.DRAW)
+    return Value(Result.WIN, BIG - score) if score > 0 else Value(Result.LOSS, score + BIG)
+
+
+def _back(score: int) -> int:
+    """The score for the mover of a move whose successor scores ``score`` for the
+    opponent: ``score_of(value_of(score).after_move())``."""
+    return 1 - score if score > 0 else -1 - score if score < 0 else 0
+
+
+def _forward(bound: int) -> int:
+    """The child's bound matching a negated parent bound: for every score ``s``,
+    ``s <= _forward(t)`` exactly when ``-_back(s) <= t``, and likewise with ``>=``."""
+    return bound + 1 if bound > 0 else bound - 1 if bound < 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _pack(W, B, WF, BF, index):
+    """A transposition-table key: sector and canonical index as one int (stone counts
+    stay below 32)."""
+    return index << 20 | W << 15 | B << 10 | WF << 5 | BF
+
+
+@njit(cache=True)
+def _canonical_key(
+    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+    class_stab, class_freepos, class_freepts, W, B, WF, BF, mover, other,
+):
+    """The key of (mover, other) in sector (W, B, WF, BF); the index tables come as
+    separate arrays, as in probe.py."""
+    T = IndexTables(
+        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts,
+    )
+    return _pack(W, B, WF, BF, canonical_index(T, W, B, mover, other))
+
+
+@njit(cache=True)
+def _expand(
+    n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
+    double_removes, line_wins, full_board_draw,
+    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+    class_stab, class_freepos, class_freepts,
+    mover, other, W, B, WF, BF, buf_mover, buf_other, buf_kind, out_mover, out_other, out_key,
+):
+    """Successors of a placement position (``WF > 0``, not over), side-swapped, moves
+    that close a mill first; ``out_key`` holds each successor's key, or ``_WIN_NOW``
+    when the move ends the game. Returns how many were written."""
+    R = RuleTables(
+        n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
+        double_removes, line_wins, full_board_draw,
+    )
+    T = IndexTables(
+        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts,
+    )
+    count = gen_moves(R, mover, other, W, WF, buf_mover, buf_other, buf_kind)
+    written = 0
+    for quiet in range(2):
+        for j in range(count):
+            kind = buf_kind[j]
+            if (kind == 0) != (quiet == 1):
+                continue
+            out_mover[written] = buf_mover[j]
+            out_other[written] = buf_other[j]
+            if kind == WIN_NOW or B - kind + BF < 3:
+                out_key[written] = _WIN_NOW
+            else:
+                index = canonical_index(T, B - kind, W + 1, buf_mover[j], buf_other[j])
+                out_key[written] = _pack(B - kind, W + 1, BF, WF - 1, index)
+            written += 1
+    return written
+
+
+def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
+    """The moving-phase sectors the search from ``position`` may reach."""
+    start = (
+        position.mover.bit_count(),
+        position.other.bit_count(),
+        position.mover_hand,
+        position.other_hand,
+    )
+    seen, todo = {start}, [start]
+    while todo:
+        for nxt in successors(tb.variant, todo.pop()).values():
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return {s for s in seen if is_moving(s)}
+
+
+def check_tables(tb: Tablebase, position: Position) -> None:
+    """Refuse before searching, naming the command that generates what is missing."""
+    missing = needed_moving_sectors(tb, position) - set(TableFile.open(tb.path).sectors())
+    if not missing:
+        return
+    first = min(missing)
+    command = f"morris solve {tb.variant.name} --phase moving"
+    if tb.path.resolve() != default_table_path(tb.variant).resolve():
+        command += f" --out {tb.path}"
+    raise MissingSectorError(
+        f"the search needs the moving-phase tables ({len(missing)} sectors missing from "
+        f"{tb.path}, e.g. {sector_key(first)}): run '{command}'",
+        first,
+    )
+
+
+def search_start_value(tb: Tablebase, position: Position | None = None) -> SearchResult:
+    """The value of ``position`` (default: the start) for the side to move, by alpha-beta
+    over the placement phase with the moving-phase tables of ``tb`` at the leaves. Raises
+    ``MissingSectorError`` up front if a moving-phase sector it may need is missing."""
+    variant = tb.variant
+    if position is None:
+        position = Position.start(variant)
+    tb._check_variant(position)
+    check_tables(tb, position)
+    R = rule_tables(variant)
+    T = index_tables(variant.board, variant.stones)
+    tables = (*R, *T)
+    bufs = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(6))
+    full_board_score = 0 if variant.full_board_draw else -BIG
+    tt: dict[int, tuple[int, int]] = {}
+    nodes = 0
+
+    def leaf(mover: int, other: int) -> int:
+        # the tables are side-normalized: only which side is to move matters
+        return score_of(tb.probe(Position(variant, mover, other, 0, 0, True)))
+
+    def node(key: int, mover: int, other: int, WF: int, BF: int, alpha: int, beta: int) -> int:
+        """Fail-soft negamax: the exact score if it lies inside (alpha, beta), else a
+        bound on the side of the window it fell out of."""
+        nonlocal nodes
+        nodes += 1
+        lower, upper = tt.get(key, (-_INF, _INF))
+        if lower >= beta or lower == upper:
+            return lower
+        if upper <= alpha:
+            return upper
+        if WF == 0:  # both hands are empty (White places first): a moving-phase leaf
+            best = leaf(mover, other)
+            tt[key] = (best, best)
+            return best
+        count = _expand(*tables, mover, other, mover.bit_count(), other.bit_count(), WF, BF, *bufs)
+        if count == 0:  # a full board: nowhere to place
+            tt[key] = (full_board_score, full_board_score)
+            return full_board_score
+        alpha, beta = max(alpha, lower), min(beta, upper)
+        keys = bufs[5][:count].tolist()
+        movers = bufs[3][:count].tolist()
+        others = bufs[4][:count].tolist()
+        best, raised = -_INF, alpha
+        for child, child_mover, child_other in zip(keys, movers, others, strict=True):
+            if child == _WIN_NOW:
+                score = WIN_IN_1
+            else:
+                reply = node(
+                    child, child_mover, child_other, BF, WF - 1, _forward(-beta), _forward(-raised)
+                )
+                score = _back(reply)
+            if score > best:
+                best = score
+                if best >= beta or best == WIN_IN_1:
+                    break
+                raised = max(raised, best)
+        if best == WIN_IN_1 or alpha < best < beta:
+            tt[key] = (best, best)
+        elif best <= alpha:
+            tt[key] = (lower, best)
+        else:
+            tt[key] = (best, upper)
+        return best
+
+    start = time.perf_counter()
+    end = terminal(position)
+    if end is not None:
+        score = score_of(Value(end.result, 0 if end.result is Result.LOSS else None))
+    else:
+        mover, other = position.mover, position.other
+        W, B = mover.bit_count(), other.bit_count()
+        WF, BF = position.mover_hand, position.other_hand
+        key = _canonical_key(*T, W, B, WF, BF, mover, other)
+        score = node(key, mover, other, WF, BF, -_INF, _INF)
+    seconds = time.perf_counter() - start
+    return SearchResult(value_of(score), nodes, seconds, len(tt))
