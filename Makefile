@@ -1,7 +1,6 @@
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-export NUMBA_THREADING_LAYER ?= workqueue
 
 .PHONY: install test solve bench lint clean
 

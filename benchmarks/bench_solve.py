@@ -19,17 +19,15 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+import numba
+import numpy as np
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-
-from solver.position import Position  # noqa: E402
-from solver.probe import Tablebase  # noqa: E402
-from solver.sectors import dependencies, sector_key, solve_plan  # noqa: E402
-from solver.solve import solve, solve_group, statistics  # noqa: E402
-from solver.storage import TableFile  # noqa: E402
-from solver.variants import get_variant  # noqa: E402
+from solver.position import Position
+from solver.probe import Tablebase
+from solver.sectors import dependencies, sector_key, solve_plan
+from solver.solve import solve, solve_group
+from solver.storage import TableFile
+from solver.variants import get_variant
 
 
 def rss_now() -> int:

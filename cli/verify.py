@@ -59,7 +59,10 @@ def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | No
     sector = parse_sector(sector_text) if sector_text else None
     try:
         report = verify_table(
-            path, sector, progress=True, threads=threads,
+            path,
+            sector,
+            progress=True,
+            threads=threads,
             on_sector=None if as_json else _echo_result,
         )
     except MorrisError as err:

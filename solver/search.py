@@ -12,8 +12,10 @@ alpha-beta stays exact; ``_forward`` turns the parent's window into the child's.
 
 Nodes are keyed in the transposition table by sector and ``canonical_index`` (one entry
 per symmetry class) and hold ``(lower, upper)`` bounds on the score. One Numba call per
-expanded node generates the successors (``movegen.gen_moves``), puts mill-closing moves
-first and computes the successors' keys.
+expanded node generates the successors (``movegen.gen_moves``, the solver's own move
+generator), orders them for early cut-offs (mills first, then blocks of the opponent's
+mills: a third fewer nodes than mills first alone on Six Men's Morris) and computes the
+successors' keys; the Python side is the negamax loop and a dict.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .bits import trailing_zeros
 from .indexing import IndexTables, canonical_index, index_tables
 from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, rule_tables
 from .position import Position
@@ -42,6 +45,8 @@ _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its
 
 @dataclass(frozen=True)
 class SearchResult:
+    """What a search found and what it cost (the CLI reports nodes and seconds)."""
+
     value: Value  # for the side to move in the searched position
     nodes: int  # search calls: placement nodes, table leaves and transposition hits
     seconds: float
@@ -70,7 +75,8 @@ def _back(score: int) -> int:
 
 def _forward(bound: int) -> int:
     """The child's bound matching a negated parent bound: for every score ``s``,
-    ``s <= _forward(t)`` exactly when ``-_back(s) <= t``, and likewise with ``>=``."""
+    ``s <= _forward(bound)`` exactly when ``-_back(s) <= bound``, and likewise with ``>=``
+    (tested over all bounds near 0 and near the ends)."""
     return bound + 1 if bound > 0 else bound - 1 if bound < 0 else 0
 
 
@@ -103,9 +109,10 @@ def _expand(
     class_stab, class_freepos, class_freepts,
     mover, other, W, B, WF, BF, buf_mover, buf_other, buf_kind, out_mover, out_other, out_key,
 ):
-    """Successors of a placement position (``WF > 0``, not over), side-swapped, moves
-    that close a mill first; ``out_key`` holds each successor's key, or ``_WIN_NOW``
-    when the move ends the game. Returns how many were written."""
+    """Successors of a placement position (``WF > 0``, not over), side-swapped, in the
+    search's order: moves that close a mill (or a line of three), then moves that block
+    the opponent's two-stone mill, then the rest. ``out_key`` holds each successor's
+    key, or ``_WIN_NOW`` when the move ends the game. Returns how many were written."""
     R = RuleTables(
         n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
         double_removes, line_wins, full_board_draw,
@@ -115,12 +122,15 @@ def _expand(
         class_stab, class_freepos, class_freepts,
     )
     count = gen_moves(R, mover, other, W, WF, buf_mover, buf_other, buf_kind)
+    rank = np.empty(count, np.int8)
+    for j in range(count):
+        rank[j] = 0 if buf_kind[j] != 0 else 1 if _blocks(R, other, buf_other[j] & ~mover) else 2
     written = 0
-    for quiet in range(2):
+    for r in range(3):
         for j in range(count):
-            kind = buf_kind[j]
-            if (kind == 0) != (quiet == 1):
+            if rank[j] != r:
                 continue
+            kind = buf_kind[j]
             out_mover[written] = buf_mover[j]
             out_other[written] = buf_other[j]
             if kind == WIN_NOW or B - kind + BF < 3:
@@ -130,6 +140,18 @@ def _expand(
                 out_key[written] = _pack(B - kind, W + 1, BF, WF - 1, index)
             written += 1
     return written
+
+
+@njit(cache=True, inline="always")
+def _blocks(R, other, placed):
+    """Whether the stone ``placed`` (a one-bit mask) fills the gap of a mill that
+    ``other`` has two stones of."""
+    t = trailing_zeros(placed)
+    for j in range(R.point_mills.shape[1]):
+        mm = R.point_mills[t, j]
+        if mm != 0 and (other & mm) == (mm & ~placed):
+            return True
+    return False
 
 
 def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
@@ -208,20 +230,21 @@ def search_start_value(tb: Tablebase, position: Position | None = None) -> Searc
         keys = bufs[5][:count].tolist()
         movers = bufs[3][:count].tolist()
         others = bufs[4][:count].tolist()
-        best, raised = -_INF, alpha
+        best = -_INF
+        child_alpha, child_beta = _forward(-beta), _forward(-alpha)
         for child, child_mover, child_other in zip(keys, movers, others, strict=True):
             if child == _WIN_NOW:
                 score = WIN_IN_1
             else:
-                reply = node(
-                    child, child_mover, child_other, BF, WF - 1, _forward(-beta), _forward(-raised)
+                score = _back(
+                    node(child, child_mover, child_other, BF, WF - 1, child_alpha, child_beta)
                 )
-                score = _back(reply)
             if score > best:
                 best = score
                 if best >= beta or best == WIN_IN_1:
                     break
-                raised = max(raised, best)
+                if best > alpha:
+                    child_beta = _forward(-best)
         if best == WIN_IN_1 or alpha < best < beta:
             tt[key] = (best, best)
         elif best <= alpha:

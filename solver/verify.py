@@ -203,9 +203,7 @@ def expected_code(R, T, W, B, WF, BF, nexts, idx):
                 t = trailing_zeros(spots)
                 spots &= spots - 1
                 moved = (mover ^ sb) | (one << t)
-                best = min(
-                    best, _best_after_landing(R, T, nexts, BF, moved, other, t, False)
-                )
+                best = min(best, _best_after_landing(R, T, nexts, BF, moved, other, t, False))
     if best == _NO_MOVE:
         return np.int64(0) if (R.full_board_draw and (mover | other) == R.full) else one
     if best < 0:
@@ -475,8 +473,13 @@ def _verify_sector(
     size = len(codes)
     block = max(1 << 18, size // 64)
     with tqdm(
-        total=size, desc=sector_name(sector), unit="pos", unit_scale=True, leave=False,
-        disable=None if progress else True, dynamic_ncols=True,
+        total=size,
+        desc=sector_name(sector),
+        unit="pos",
+        unit_scale=True,
+        leave=False,
+        disable=None if progress else True,
+        dynamic_ncols=True,
     ) as bar:
         for lo in range(0, size, block):
             hi = min(size, lo + block)

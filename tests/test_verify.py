@@ -122,6 +122,15 @@ def test_wrong_statistics_attribute_is_reported(six_copy):
     assert bad[0].problems == [f"statistics wins: stored {wins + 1}, recounted {wins}"]
 
 
+def test_missing_successor_sector_is_reported(six_copy):
+    with h5py.File(six_copy, "r+") as f:
+        del f["sectors"]["3_3_0_0"]
+    report = verify_table(six_copy, progress=False)
+    problems = {r.sector: r.problems for r in report.sectors if not r.ok}
+    # only 3-4 leads to 3-3 (by a capture)
+    assert problems == {(3, 4, 0, 0): ["moves lead to 3-3-0-0, not in the file"]}
+
+
 def test_damaged_chunk_is_a_clean_error(six_copy):
     with h5py.File(six_copy, "r") as f:
         info = f["sectors"]["4_4_0_0"].id.get_chunk_info(0)

@@ -1,0 +1,184 @@
+"""The search route (alpha-beta over the placement phase, moving-phase tables at the
+leaves) against the table route: same value and distance, on Three and Six Men's Morris
+from the empty board and on placement positions of all three games."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import main
+from solver.position import Position
+from solver.probe import Tablebase
+from solver.rules import legal_moves, play, terminal
+from solver.search import (
+    BIG,
+    _back,
+    _forward,
+    score_of,
+    search_start_value,
+    value_of,
+)
+from solver.sectors import reachable_sectors
+from solver.solve import solve
+from solver.values import Result, Value
+from solver.variants import get_variant
+
+# Nine Men's Morris placement sectors whose searches reach only moving sectors up to 4-4
+# (at most 3 placement plies); solving the first solves the others on the way.
+NINE_SECTORS = [(2, 3, 2, 1), (3, 3, 1, 1), (2, 3, 1, 1), (3, 4, 1, 0), (3, 3, 1, 0), (2, 3, 1, 0)]
+
+
+def _solved(folder: Path, variant: str, **options) -> Path:
+    path = folder / f"{variant}.h5"
+    solve(variant, path, show_progress=False, log=lambda s: None, **options)
+    return path
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("search")
+
+
+@pytest.fixture(scope="module")
+def three(folder) -> Tablebase:
+    return Tablebase.open(_solved(folder, "three"))
+
+
+@pytest.fixture(scope="module")
+def six(folder) -> Tablebase:
+    return Tablebase.open(_solved(folder, "six"))
+
+
+@pytest.fixture(scope="module")
+def nine(folder) -> Tablebase:
+    return Tablebase.open(_solved(folder, "nine", sector=NINE_SECTORS[0]))
+
+
+def _every_value(max_plies: int = 60) -> list[Value]:
+    return (
+        [Value(Result.WIN, p) for p in range(1, max_plies, 2)]
+        + [Value(Result.DRAW)]
+        + [Value(Result.LOSS, p) for p in range(0, max_plies, 2)]
+    )
+
+
+def test_scores_order_like_values_and_shift_exactly():
+    values = _every_value()
+    scores = [score_of(v) for v in values]
+    assert sorted(values, key=Value.sort_key) == [value_of(s) for s in sorted(scores)[::-1]]
+    assert len(set(scores)) == len(scores)
+    for v, s in zip(values, scores, strict=True):
+        assert value_of(s) == v
+        assert _back(s) == score_of(v.after_move())
+    # the child's window bound selects exactly the scores the parent's bound selects
+    bounds = [*range(-BIG - 3, -BIG + 63), *range(-4, 5), *range(BIG - 63, BIG + 3)]
+    for t in bounds:
+        child = _forward(t)
+        for s in scores:
+            assert (s <= child) == (-_back(s) <= t)
+            assert (s >= child) == (-_back(s) >= t)
+
+
+def test_three_from_the_empty_board(three):
+    found = search_start_value(three)
+    assert found.value == three.probe(Position.start("three")) == Value(Result.WIN, 9)
+    assert found.nodes > 0 and found.tt_entries > 0 and found.seconds >= 0
+
+
+def test_three_positions_and_a_finished_game(three):
+    for pos in _placement_positions("three", games=40, seed=3):
+        assert search_start_value(three, pos).value == three.probe(pos), pos
+    lined_up = Position.parse("W:a1,a2,a3 B:b1,c2 b h:0,1", "three")
+    assert search_start_value(three, lined_up).value == Value(Result.LOSS, 0)
+
+
+def test_six_from_the_empty_board(six):
+    found = search_start_value(six)
+    assert found.value == six.probe(Position.start("six")) == Value(Result.DRAW)
+
+
+def test_six_positions(six):
+    positions = sorted(_placement_positions("six", games=40, seed=6), key=str)
+    for pos in random.Random(6).sample(positions, 12):
+        assert search_start_value(six, pos).value == six.probe(pos), pos
+
+
+def test_nine_late_placement(nine):
+    v = get_variant("nine")
+    assert set(NINE_SECTORS) <= reachable_sectors(v)
+    rng = random.Random(9)
+    longest: dict[Result, int] = {}
+    for W, B, WF, BF in NINE_SECTORS:
+        sampled = []
+        for _ in range(300):
+            points = rng.sample(range(24), W + B)
+            mover = sum(1 << p for p in points[:W])
+            other = sum(1 << p for p in points[W:])
+            pos = Position.from_sides(v, mover, other, WF, BF, WF == BF)
+            sampled.append((nine.probe(pos).sort_key(), pos))
+        sampled.sort(key=lambda item: item[0])
+        # per result the first and the last by value: shortest and longest wins and losses
+        ends = {}
+        for key, pos in sampled:
+            ends.setdefault(key[0], []).append(pos)
+        for group in ends.values():
+            for pos in {group[0], group[-1]}:
+                expected = nine.probe(pos)
+                assert search_start_value(nine, pos).value == expected, pos
+                longest[expected.result] = max(longest.get(expected.result, 0), expected.plies or 0)
+    assert set(longest) == set(Result) and min(longest[Result.WIN], longest[Result.LOSS]) > 9
+
+
+def test_cli_search_json_and_text(three):
+    db = str(three.path)
+    result = CliRunner().invoke(main, ["value", "three", "--db", db, "--search", "--json"])
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.output)
+    assert list(facts) == ["variant", "result", "plies", "nodes", "seconds"]
+    assert facts["variant"] == "three" and (facts["result"], facts["plies"]) == ("win", 9)
+    assert isinstance(facts["nodes"], int) and facts["nodes"] > 0
+    assert isinstance(facts["seconds"], float)
+    text = CliRunner().invoke(main, ["value", "three", "--db", db, "--search"]).output
+    assert text.splitlines()[0] == "three: first player wins in 9 plies"
+    assert "nodes" in text.splitlines()[1]
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code != 0
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    return lines[0]
+
+
+def test_search_refuses_without_moving_tables(table_paths):
+    db = str(table_paths["nine"])  # moving sectors up to 3 stones a side only
+    line = _one_line_error(CliRunner().invoke(main, ["value", "nine", "--db", db, "--search"]))
+    assert "the search needs the moving-phase tables" in line
+    assert f"run 'morris solve nine --phase moving --out {db}'" in line
+
+
+def test_search_needs_only_moving_tables(tmp_path):
+    db = str(_solved(tmp_path, "three", phase="moving"))
+    line = _one_line_error(CliRunner().invoke(main, ["value", "three", "--db", db]))
+    assert "morris solve three --phase placement" in line
+    searched = CliRunner().invoke(main, ["value", "three", "--db", db, "--search", "--json"])
+    assert searched.exit_code == 0, searched.output
+    assert json.loads(searched.output)["plies"] == 9
+
+
+def _placement_positions(variant: str, games: int, seed: int) -> set[Position]:
+    """Positions of random games while stones are still in hand."""
+    rng = random.Random(seed)
+    found = set()
+    for _ in range(games):
+        pos = Position.start(variant)
+        while pos.mover_hand and not terminal(pos):
+            found.add(pos)
+            pos = play(pos, rng.choice(legal_moves(pos)))
+    return found
