@@ -22,10 +22,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from solver.generate import solve, solve_group
 from solver.position import Position
 from solver.probe import Tablebase
 from solver.sectors import dependencies, sector_key, solve_plan
-from solver.solve import solve, solve_group
 from solver.storage import TableFile
 from solver.variants import get_variant
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import click
 
 from solver.errors import MorrisError
+from solver.generate import solve
 from solver.known import check_against_known, known_results
 from solver.position import Position
 from solver.probe import Tablebase
-from solver.solve import solve
 
 from .common import load_variant
 from .main import main

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from solver.errors import MorrisError
-from solver.solve import default_table_path, solve
+from solver.generate import default_table_path, solve
 
 from .common import load_variant
 from .main import main

@@ -17,10 +17,10 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     numba.config.THREADING_LAYER = "workqueue"
 
 from .game import Game  # noqa: E402
+from .generate import solve  # noqa: E402
 from .position import Position  # noqa: E402
 from .probe import MissingSectorError, MoveValue, Tablebase  # noqa: E402
 from .rules import Move  # noqa: E402
-from .solve import solve  # noqa: E402
 from .values import Result, Value  # noqa: E402
 from .variants import VARIANTS, Variant, get_variant  # noqa: E402
 

@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .generate import default_table_path
 from .indexing import IndexTables, canonical_index, index_tables, sector_slots
 from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, has_mill, rule_tables
 from .position import Position
 from .rules import Move, terminal
 from .sectors import Sector, is_moving, reachable_sectors, sector_key
-from .solve import default_table_path
 from .storage import TableError, TableFile
 from .values import PAD, Result, Value
 from .variants import VARIANTS, Variant

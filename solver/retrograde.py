@@ -77,6 +77,8 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     tr = trig[k]
     cnt = counts[k]
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
+    per_class = T.binom[T.n - W, B]
+    has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
         out_mover = np.empty(MAX_MOVES, np.int64)
@@ -86,7 +88,8 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
         start = lo + ci * chunk
         for i in range(start, min(start + chunk, hi)):
             mover, other = unrank(T, W, B, i)
-            if canonical_index(T, W, B, mover, other) != i:
+            # only mover sets with a symmetry of their own leave padding slots
+            if has_symmetry[i // per_class] and canonical_index(T, W, B, mover, other) != i:
                 v[i] = PAD
                 continue
             if R.line_wins and has_mill(R, other):
@@ -133,7 +136,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
 
 
 @njit(parallel=True, cache=True)
-def level_pass(R, T, SI, vals, trig, counts, k, c, chunk):
+def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
     """One level for group sector k: its triggered slots at code c, and the predecessors
     (in k's partner sector) of its slots holding c - 1. Returns the slots written.
 
@@ -158,8 +161,19 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, chunk):
         pred_index = np.empty(MAX_UNMOVES, np.int64)
         count = 0
         start = ci * chunk
-        for i in range(start, min(start + chunk, size)):
-            if tr[i] == c and v[i] == 0 and (win_level or cnt[i] == 0):
+        end = min(start + chunk, size)
+        # most chunks hold no frontier slot at most levels: find out with a loop the
+        # compiler vectorizes before doing anything slot by slot
+        hits = 0
+        for i in range(start, end):
+            hits += v[i] == c - 1
+        if triggered:
+            for i in range(start, end):
+                hits += tr[i] == c
+        if hits == 0:
+            continue
+        for i in range(start, end):
+            if triggered and tr[i] == c and v[i] == 0 and (win_level or cnt[i] == 0):
                 v[i] = c
                 count += 1
             if v[i] != c - 1:
@@ -181,6 +195,15 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, chunk):
                         count += 1
         written += count
     return written
+
+
+@njit(cache=True)
+def codes_present(v):
+    """Which of the 65536 codes occur in ``v`` (a histogram without the counts)."""
+    present = np.zeros(1 << 16, dtype=np.bool_)
+    for x in v:
+        present[x] = True
+    return present
 
 
 @njit(cache=True)

@@ -27,13 +27,13 @@ import numpy as np
 from numba import njit
 
 from .bits import trailing_zeros
+from .generate import default_table_path
 from .indexing import IndexTables, canonical_index, index_tables
 from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, rule_tables
 from .position import Position
 from .probe import MissingSectorError, Tablebase
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_key, successors
-from .solve import default_table_path
 from .storage import TableFile
 from .values import Result, Value
 

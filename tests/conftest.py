@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.solve import solve
+from solver.generate import solve
 
 TABLES = {
     "three": {},

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from solver.errors import MorrisError
+from solver.generate import solve
 from solver.position import Position
 from solver.probe import MissingSectorError, Tablebase
 from solver.rules import legal_moves, play, successors, terminal
-from solver.solve import solve
 from solver.storage import TableError
 from solver.values import PAD, Result, Value
 from solver.variants import get_variant

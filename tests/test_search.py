@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
+from solver.generate import solve
 from solver.position import Position
 from solver.probe import Tablebase
 from solver.rules import legal_moves, play, terminal
@@ -24,7 +25,6 @@ from solver.search import (
     value_of,
 )
 from solver.sectors import reachable_sectors
-from solver.solve import solve
 from solver.values import Result, Value
 from solver.variants import get_variant
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from reference_solver import solve_reference
 
+from solver.generate import solve
 from solver.indexing import canonical_indices, index_tables
 from solver.sectors import solve_plan
-from solver.solve import solve
 from solver.storage import TableFile
 from solver.variants import VARIANTS
 

@@ -16,31 +16,16 @@ from cli.main import main
 from solver.indexing import index_tables, unrank
 from solver.position import Position
 from solver.sectors import sector_key
-from solver.solve import solve
 from solver.storage import TableError, TableFile
 from solver.values import PAD
 from solver.verify import Mismatch, verify_table
 
-SOLVES = {
-    "three": {},
-    "six": {"phase": "moving", "max_stones": 4},
-    "nine": {"phase": "moving", "max_stones": 3},
-}
-
-
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory):
-    """Fresh tables: Three Men's Morris whole, Six and Nine Men's moving sectors."""
-    root = tmp_path_factory.mktemp("tables")
-    for name, options in SOLVES.items():
-        solve(name, root / f"{name}.h5", show_progress=False, log=lambda s: None, **options)
-    return root
-
 
 @pytest.fixture
-def six_copy(tables, tmp_path):
+def six_copy(table_paths, tmp_path):
+    """A copy of the shared Six Men's Morris tables (moving, up to 4 a side) to damage."""
     path = tmp_path / "six.h5"
-    shutil.copy(tables / "six.h5", path)
+    shutil.copy(table_paths["six"], path)
     return path
 
 
@@ -48,9 +33,9 @@ def run(*args: str):
     return CliRunner().invoke(main, ["verify", *args])
 
 
-@pytest.mark.parametrize("name", SOLVES)
-def test_fresh_tables_verify(tables, name):
-    path = tables / f"{name}.h5"
+@pytest.mark.parametrize("name", ["three", "six", "nine"])
+def test_fresh_tables_verify(table_paths, name):
+    path = table_paths[name]
     report = verify_table(path, progress=False)
     stored = TableFile.open(path).sectors()
     assert report.ok, [(r.sector, r.mismatches, r.problems) for r in report.sectors if not r.ok]
@@ -100,9 +85,9 @@ def test_changed_code_is_reported(six_copy, sector, pick, change):
     assert all(r.ok for r in others)
 
 
-def test_placement_sector_change_is_reported(tables, tmp_path):
+def test_placement_sector_change_is_reported(table_paths, tmp_path):
     path = tmp_path / "three.h5"
-    shutil.copy(tables / "three.h5", path)
+    shutil.copy(table_paths["three"], path)
     _rewrite(path, (2, 2, 1, 1), lambda c: (c != PAD) & (c > 0), lambda old: old + 2)
     report = verify_table(path, sector=(2, 2, 1, 1), progress=False)
     (result,) = report.sectors
@@ -147,8 +132,8 @@ def test_damaged_chunk_is_a_clean_error(six_copy):
     assert "Traceback" not in result.output
 
 
-def test_cli_ok_lines_and_json(tables):
-    path = str(tables / "six.h5")
+def test_cli_ok_lines_and_json(table_paths):
+    path = str(table_paths["six"])
     result = run(path)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -178,11 +163,11 @@ def test_cli_fails_on_a_wrong_value(six_copy):
         (["{six}", "--sector", "nine"], "bad sector 'nine'"),
     ],
 )
-def test_cli_errors_are_one_line(tables, tmp_path, args, message):
+def test_cli_errors_are_one_line(table_paths, tmp_path, args, message):
     with h5py.File(tmp_path / "plain.h5", "w") as f:
         f.create_dataset("x", data=np.zeros(3))
     (tmp_path / "text.h5").write_text("not hdf5")
-    args = [a.format(tmp=tmp_path, six=tables / "six.h5") for a in args]
+    args = [a.format(tmp=tmp_path, six=table_paths["six"]) for a in args]
     result = run(*args)
     assert result.exit_code != 0
     assert len(result.output.strip().splitlines()) == 1

@@ -27,6 +27,7 @@ from .retrograde import (
     SI_COLUMNS,
     TARGET0,
     TERMINAL,
+    codes_present,
     init_pass,
     level_pass,
     max_code,
@@ -127,6 +128,7 @@ def solve_group(
             if progress:
                 progress(hi - lo)
     highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
+    trigger_levels = [codes_present(trig[k]) for k in range(len(group))]
     if highest > MAX_PLIES + 1:
         raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
     init_seconds = time.perf_counter() - started
@@ -135,7 +137,8 @@ def solve_group(
         c = 2
         while True:
             written = sum(
-                level_pass(R, T, SI, vals, trig, counts, k, c, _CHUNK) for k in range(len(group))
+                level_pass(R, T, SI, vals, trig, counts, k, c, trigger_levels[k][c], _CHUNK)
+                for k in range(len(group))
             )
             levels += 1
             if level_callback:
