@@ -16,6 +16,7 @@ from solver.generate import solve
 from solver.known import check_against_known, known_results
 from solver.position import Position
 from solver.probe import Tablebase
+from solver.verify import verify_table
 
 from .common import load_variant
 from .main import main
@@ -29,8 +30,9 @@ from .value import describe
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def reproduce_command(variants, data_dir, quiet):
     """Solve VARIANTS (default: three six) completely, print the value of each start
-    position, and check everything the tables say against data/known_results.toml.
-    Exits non-zero on any disagreement."""
+    position, verify every stored value with the independent forward verifier, and
+    check the tables against data/known_results.toml. Exits non-zero on any
+    disagreement."""
     names = variants or ("three", "six")
     try:
         known = known_results()
@@ -44,6 +46,12 @@ def reproduce_command(variants, data_dir, quiet):
             tb = Tablebase.open(path)
             click.echo(f"{describe(variant, tb.probe(Position.start(variant)))}"
                        f"   (tables {path}, {seconds:.1f} s)")
+            report = verify_table(path, progress=not quiet)
+            bad = [r for r in report.sectors if not r.ok]
+            click.echo(f"  morris verify: {len(report.sectors) - len(bad)} of "
+                       f"{len(report.sectors)} sectors ({report.positions:,} positions) "
+                       f"re-derived from their successors, {report.seconds:.1f} s")
+            failures += len(bad)
             checks = check_against_known(tb, known)
             if not checks:
                 click.echo(f"  no published result for {variant.name} to compare with")
@@ -55,4 +63,7 @@ def reproduce_command(variants, data_dir, quiet):
     except MorrisError as err:
         raise click.ClickException(str(err)) from None
     if failures:
-        raise click.ClickException(f"{failures} result(s) disagree with data/known_results.toml")
+        raise click.ClickException(
+            f"{failures} check(s) failed: a sector did not verify or a result disagrees "
+            "with data/known_results.toml"
+        )
