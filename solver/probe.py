@@ -283,6 +283,12 @@ class Tablebase:
 
     def _missing(self, sector: Sector) -> MissingSectorError:
         name = self._variant.name
+        if sector not in reachable_sectors(self._variant):
+            return MissingSectorError(
+                f"no game of {name} reaches sector {sector_key(sector)} (that many captures "
+                "cannot happen with the stones placed), so no table holds it",
+                sector,
+            )
         if is_moving(sector):
             command = f"morris solve {name} --sector {sector[0]}-{sector[1]}"
         else:
