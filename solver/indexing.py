@@ -80,11 +80,18 @@ def free_rank(T, c, other):
 
 
 @njit(cache=True, inline="always")
-def canonical_index(T, W, B, mover, other):
-    """Index of the canonical form of (mover, other) in sector (W, B)."""
+def mover_class(T, W, mover):
+    """Global class id of a W-stone mover set and the symmetry that canonicalizes it."""
     key = T.rank_off[W] + colex_rank(T.binom, mover)
-    c = T.rank_class[key]
-    o = permute(T, T.rank_sym[key], other)
+    return T.rank_class[key], T.rank_sym[key]
+
+
+@njit(cache=True, inline="always")
+def index_in_class(T, W, B, c, g, other):
+    """Index of the position whose mover set has class ``c`` (canonicalized by ``g``).
+    Split from ``canonical_index`` so that positions sharing a mover set (all quiet
+    successors of a position) compute the mover's part once."""
+    o = permute(T, g, other)
     best = free_rank(T, c, o)
     stab = T.class_stab[c]
     while stab:
@@ -93,6 +100,13 @@ def canonical_index(T, W, B, mover, other):
             best = r
         stab &= stab - 1
     return (c - T.class_off[W]) * T.binom[T.n - W, B] + best
+
+
+@njit(cache=True, inline="always")
+def canonical_index(T, W, B, mover, other):
+    """Index of the canonical form of (mover, other) in sector (W, B)."""
+    c, g = mover_class(T, W, mover)
+    return index_in_class(T, W, B, c, g, other)
 
 
 @njit(cache=True, inline="always")

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit, prange
 
 from .bits import atomic_decrement
-from .indexing import canonical_index, unrank
+from .indexing import canonical_index, index_in_class, mover_class, unrank
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_moves, gen_unmoves, has_mill
 
 PAD = 0xFFFF
@@ -104,13 +104,15 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             worst_loss = 0
             exit_draw = False
             n_inside = 0
+            # every quiet successor has our `other` as its mover: classify it once
+            quiet_class, quiet_sym = mover_class(T, B, other)
             for j in range(n):
                 kind = out_kind[j]
                 if kind != WIN_NOW:
                     tk = SI[k, TARGET0 + kind]
                     if tk >= 0 and SI[tk, IN_GROUP]:
-                        inside[n_inside] = canonical_index(
-                            T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j]
+                        inside[n_inside] = index_in_class(
+                            T, B, W, quiet_class, quiet_sym, out_other[j]
                         )
                         n_inside += 1
                         continue
