@@ -25,7 +25,7 @@ import numpy as np
 from solver.generate import solve, solve_group
 from solver.position import Position
 from solver.probe import Tablebase
-from solver.sectors import dependencies, sector_key, solve_plan
+from solver.sectors import dependencies, is_moving, sector_key, solve_plan
 from solver.storage import TableFile
 from solver.variants import get_variant
 
@@ -46,13 +46,26 @@ def bench_groups(variant, path, phase, max_stones, threads_list):
             seconds = time.perf_counter() - start
             row[threads] = (seconds, solution.init_seconds, solution.levels)
             # the solve's arrays: values, triggers and counts of the group, and the exits
-            row["arrays"] = sum(5 * a.nbytes // 2 for a in solution.codes.values()) + sum(
-                a.nbytes for a in exits.values())
+            row["arrays"] = sum(
+                (5 * a.nbytes // 2 if is_moving(s) else a.nbytes)
+                for s, a in solution.codes.items()
+            ) + sum(a.nbytes for a in exits.values())
             for s in group:  # the timed run must reproduce the stored tables
                 assert np.array_equal(solution.codes[s], table.read_sector(s)), s
             del solution
+        row["moving"] = is_moving(group[0])
         rows.append(row)
         print_row(row, threads_list)
+    for phase, moving in (("moving", True), ("placement", False)):
+        chosen = [r for r in rows if r["moving"] == moving]
+        if not chosen:
+            continue
+        positions = sum(r["positions"] for r in chosen)
+        rates = ", ".join(
+            f"{positions / sum(r[t][0] for r in chosen) / 1e6:.2f} M positions/s with {t} thread(s)"
+            for t in threads_list
+        )
+        print(f"\n{phase} phase: {len(chosen)} groups, {positions:,} positions, {rates}")
     return rows
 
 
