@@ -234,8 +234,11 @@ def solve(
             seconds = time.perf_counter() - start
             stats = {s: statistics(results[s]) for s in group}
             positions = sum(st["positions"] for st in stats.values())
-            bar.set_postfix_str(f"{positions / seconds:,.0f} positions/s, {levels} levels")
-        peak = peak_rss_bytes()
+            peak = peak_rss_bytes()
+            bar.set_postfix_str(
+                f"{positions / seconds:,.0f} positions/s, {levels} levels, "
+                f"peak RSS {peak / 2**30:.2f} GiB"
+            )
         for s in group:
             table.write_sector(
                 s, results[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}
