@@ -41,17 +41,6 @@ TERMINAL = -1  # target "sector" of a move after which the opponent has lost
 
 
 @njit(cache=True, inline="always")
-def successor_code(T, SI, vals, k, kind, mover, other):
-    """Stored code of a successor for the side then to move (1 = lost in 0)."""
-    if kind == WIN_NOW:
-        return 1
-    tk = SI[k, TARGET0 + kind]
-    if tk == TERMINAL:
-        return 1
-    return vals[tk][canonical_index(T, SI[tk, W_], SI[tk, B_], mover, other)]
-
-
-@njit(cache=True, inline="always")
 def sort_unique(buf, n):
     """Sort ``buf[:n]`` in place (insertion sort: n is at most a few dozen) and move the
     distinct values to the front; returns how many there are."""
@@ -78,6 +67,12 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     cnt = counts[k]
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
     per_class = T.binom[T.n - W, B]
+    # the sectors moves removing 0, 1, 2 stones lead to (typed-list lookups are slow in
+    # the inner loop); a target that is not a stored sector is never read
+    t0, t1, t2 = SI[k, TARGET0], SI[k, TARGET0 + 1], SI[k, TARGET0 + 2]
+    exit0 = vals[t0] if t0 >= 0 else v
+    exit1 = vals[t1] if t1 >= 0 else v
+    exit2 = vals[t2] if t2 >= 0 else v
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
@@ -85,6 +80,8 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
         out_other = np.empty(MAX_MOVES, np.int64)
         out_kind = np.empty(MAX_MOVES, np.int64)
         inside = np.empty(MAX_MOVES, np.int64)
+        exit_kind = np.empty(MAX_MOVES, np.int64)
+        exit_index = np.empty(MAX_MOVES, np.int64)
         start = lo + ci * chunk
         for i in range(start, min(start + chunk, hi)):
             mover, other = unrank(T, W, B, i)
@@ -106,17 +103,30 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             n_inside = 0
             # every quiet successor has our `other` as its mover: classify it once
             quiet_class, quiet_sym = mover_class(T, B, other)
+            n_exits = 0
             for j in range(n):
                 kind = out_kind[j]
-                if kind != WIN_NOW:
-                    tk = SI[k, TARGET0 + kind]
-                    if tk >= 0 and SI[tk, IN_GROUP]:
-                        inside[n_inside] = index_in_class(
-                            T, B, W, quiet_class, quiet_sym, out_other[j]
-                        )
-                        n_inside += 1
-                        continue
-                code = successor_code(T, SI, vals, k, kind, out_mover[j], out_other[j])
+                if kind == WIN_NOW:
+                    best_win = 2
+                    continue
+                tk = SI[k, TARGET0 + kind]
+                if tk == TERMINAL:
+                    best_win = 2
+                elif SI[tk, IN_GROUP]:
+                    inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
+                    n_inside += 1
+                else:
+                    # collect the exits first and read their codes in a second loop, so
+                    # the cache misses into the exit sectors overlap instead of queueing
+                    exit_kind[n_exits] = kind
+                    exit_index[n_exits] = canonical_index(
+                        T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j]
+                    )
+                    n_exits += 1
+            for j in range(n_exits):
+                kind = exit_kind[j]
+                idx = exit_index[j]
+                code = exit0[idx] if kind == 0 else exit1[idx] if kind == 1 else exit2[idx]
                 if code == 0:
                     exit_draw = True
                 elif code & 1:

@@ -29,34 +29,33 @@ def _sectors_in(path: Path) -> set[str]:
 
 def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp_path):
     path = tmp_path / "nine.h5"
-    args = MORRIS + ["solve", "nine", "--max-stones", "4", "--phase", "moving", "--quiet",
-                     "--out", str(path)]
+    args = MORRIS + ["solve", "nine", "--sector", "5-3", "--quiet", "--out", str(path)]
     env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 300
-    # wait until the 3-4 twin is committed: the solver is then inside the 4-4 sector
+    # wait until the 3-4 twin is committed: the solver is then inside the 5-3/3-5 twin,
+    # which takes seconds
     while "4_3_0_0" not in _sectors_in(path) and time.time() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     after_kill = _sectors_in(path)
-    assert "4_4_0_0" not in after_kill, "killed too late to be mid-sector"
+    assert "5_3_0_0" not in after_kill, "killed too late to be mid-sector"
     assert {"3_3_0_0", "3_4_0_0", "4_3_0_0"} <= after_kill
 
     runner = CliRunner()
-    rerun = runner.invoke(main, ["solve", "nine", "--max-stones", "4", "--phase", "moving",
-                                 "--quiet", "--out", str(path)])
+    command = ["solve", "nine", "--sector", "5-3", "--quiet", "--out", str(path)]
+    rerun = runner.invoke(main, command)
     assert rerun.exit_code == 0, rerun.output
-    assert "solved 1 sectors" in rerun.output and "2 groups were already there" in rerun.output
+    assert "solved 2 sectors" in rerun.output and "2 groups were already there" in rerun.output
 
-    again = runner.invoke(main, ["solve", "nine", "--max-stones", "4", "--phase", "moving",
-                                 "--quiet", "--out", str(path)])
+    again = runner.invoke(main, command)
     assert again.exit_code == 0 and "nothing to do" in again.output
 
     info = json.loads(runner.invoke(main, ["info", str(path), "--json"]).output)
     assert info["variant"] == "nine" and info["rules"]["flying"] is True
-    assert sorted(info["sectors"]) == ["3_3_0_0", "3_4_0_0", "4_3_0_0", "4_4_0_0"]
+    assert sorted(info["sectors"]) == ["3_3_0_0", "3_4_0_0", "3_5_0_0", "4_3_0_0", "5_3_0_0"]
     three = info["sectors"]["3_3_0_0"]
     assert set(three) == {"positions", "wins", "draws", "losses", "max_win_plies",
                           "max_loss_plies"}
