@@ -211,38 +211,65 @@ def solve(
         return report
     T = index_tables(variant.board, variant.stones)
     cache: dict[Sector, np.ndarray] = {}
-    for group in todo:
-        deps = dependencies(variant, group)
-        for s in list(cache):
-            if s not in deps:
-                del cache[s]
-        for s in deps:
-            if s not in cache:
-                cache[s] = table.read_sector(s)
-        slots = sum(sector_slots(T, s[0], s[1]) for s in group)
-        name = "+".join(sector_key(s) for s in group)
-        start = time.perf_counter()
-        with tqdm(
-            total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,
-            leave=True, dynamic_ncols=True,
-        ) as bar:
-            solution = solve_group(
-                variant, group, cache, progress=bar.update,
-                level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
-            )
-            results, levels = solution.codes, solution.levels
-            seconds = time.perf_counter() - start
-            stats = {s: statistics(results[s]) for s in group}
-            positions = sum(st["positions"] for st in stats.values())
-            peak = peak_rss_bytes()
-            bar.set_postfix_str(
-                f"{positions / seconds:,.0f} positions/s, {levels} levels, "
-                f"peak RSS {peak / 2**30:.2f} GiB"
-            )
-        for s in group:
-            table.write_sector(
-                s, results[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}
-            )
-        report.solved.append(GroupReport(group, positions, slots, seconds, levels, peak))
-        del results
+    group_slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
+    # the whole run's bar: its rate is the average over the groups finished so far
+    # (smoothing=0), so its estimate of the time left is for the whole solve
+    overall = tqdm(
+        total=sum(group_slots), desc=f"{variant.name}, {len(todo)} groups", unit="pos",
+        unit_scale=True, smoothing=0, disable=not show_progress, position=0,
+        dynamic_ncols=True,
+    )
+    with overall:
+        for group, slots in zip(todo, group_slots, strict=True):
+            done = _solve_and_commit(variant, table, group, slots, cache, show_progress)
+            report.solved.append(done)
+            overall.update(slots)
+            if show_progress:
+                overall.write(_summary(done))
     return report
+
+
+def _summary(g: GroupReport) -> str:
+    return (
+        f"{'+'.join(sector_key(s) for s in g.sectors)}: {g.positions:,} positions in "
+        f"{g.seconds:,.1f} s ({g.positions_per_second:,.0f}/s), {g.levels} levels, "
+        f"peak RSS {g.peak_rss_bytes / 2**30:.2f} GiB"
+    )
+
+
+def _solve_and_commit(
+    variant: Variant,
+    table: TableFile,
+    group: tuple[Sector, ...],
+    slots: int,
+    cache: dict[Sector, np.ndarray],
+    show_progress: bool,
+) -> GroupReport:
+    """Solve one group from the sectors it needs (``cache`` keeps those later groups
+    still need) and write its sectors to the file."""
+    deps = dependencies(variant, group)
+    for s in list(cache):
+        if s not in deps:
+            del cache[s]
+    for s in deps:
+        if s not in cache:
+            cache[s] = table.read_sector(s)
+    name = "+".join(sector_key(s) for s in group)
+    start = time.perf_counter()
+    with tqdm(
+        total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,
+        leave=False, dynamic_ncols=True, position=1,
+    ) as bar:
+        solution = solve_group(
+            variant, group, cache, progress=bar.update,
+            level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
+        )
+    seconds = time.perf_counter() - start
+    stats = {s: statistics(solution.codes[s]) for s in group}
+    positions = sum(st["positions"] for st in stats.values())
+    peak = peak_rss_bytes()
+    for s in group:
+        table.write_sector(
+            s, solution.codes[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}
+        )
+    return GroupReport(group, positions, slots, seconds, solution.levels, peak)

@@ -262,6 +262,12 @@ def search_start_value(tb: Tablebase, position: Position | None = None) -> Searc
         W, B = mover.bit_count(), other.bit_count()
         WF, BF = position.mover_hand, position.other_hand
         key = _canonical_key(*T, W, B, WF, BF, mover, other)
-        score = node(key, mover, other, WF, BF, -_INF, _INF)
+        # First ask only "draw, or better or worse?" with the window (-1, 1): no score lies
+        # strictly between a draw and the longest win or loss, so this is a null window
+        # around 0 and cuts far more than an open one. A draw comes out exact; otherwise
+        # the open-window search for the distance reuses the bounds already stored.
+        score = node(key, mover, other, WF, BF, -1, 1)
+        if score != 0:
+            score = node(key, mover, other, WF, BF, -_INF, _INF)
     seconds = time.perf_counter() - start
     return SearchResult(value_of(score), nodes, seconds, len(tt))
