@@ -7,6 +7,7 @@ import click
 
 from solver.errors import MorrisError
 from solver.position import Position
+from solver.sectors import Sector, parse_sector
 from solver.variants import Variant, get_variant
 
 
@@ -25,3 +26,13 @@ def load_position(variant_name: str, text: str) -> Position:
         return Position.parse(text, variant)
     except MorrisError as err:
         raise click.ClickException(f"bad position {text!r}: {err}") from None
+
+
+def parse_sector_option(text: str | None) -> Sector | None:
+    """The ``--sector`` option's value (W-B or W-B-WF-BF), or None when not given."""
+    if text is None:
+        return None
+    try:
+        return parse_sector(text)
+    except ValueError as e:
+        raise click.ClickException(f"--sector: {e}") from None

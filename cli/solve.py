@@ -7,23 +7,8 @@ import click
 from solver.errors import MorrisError
 from solver.generate import default_table_path, solve
 
-from .common import load_variant
+from .common import load_variant, parse_sector_option
 from .main import main
-
-
-def _parse_sector(text: str | None) -> tuple[int, int, int, int] | None:
-    if text is None:
-        return None
-    parts = text.replace("_", "-").split("-")
-    try:
-        numbers = [int(p) for p in parts]
-    except ValueError:
-        numbers = []
-    if len(numbers) not in (2, 4) or min(numbers, default=-1) < 0:
-        raise click.BadParameter(
-            f"{text!r}: write W-B for a moving-phase sector, or W-B-WF-BF", param_hint="--sector"
-        )
-    return tuple(numbers + [0, 0])[:4]
 
 
 @main.command("solve")
@@ -54,7 +39,7 @@ def solve_command(variant, out, max_stones, sector, phase, threads, quiet):
     path = out or default_table_path(v)
     try:
         report = solve(
-            v, path, phase=phase, max_stones=max_stones, sector=_parse_sector(sector),
+            v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
             threads=threads, show_progress=not quiet, log=click.echo,
         )
     except MorrisError as err:

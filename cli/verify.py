@@ -8,22 +8,10 @@ from pathlib import Path
 import click
 
 from solver.errors import MorrisError
-from solver.sectors import Sector
 from solver.verify import SectorResult, sector_name, verify_table
 
+from .common import parse_sector_option
 from .main import main
-
-
-def parse_sector(text: str) -> Sector:
-    """``W-B-WF-BF``, or ``W-B`` for a moving-phase sector."""
-    parts = text.split("-")
-    if len(parts) in (2, 4) and all(p.isdigit() for p in parts):
-        w, b, wf, bf = (int(p) for p in parts + ["0"] * (4 - len(parts)))
-        return (w, b, wf, bf)
-    raise click.ClickException(
-        f"bad sector {text!r}: expected W-B-WF-BF (stones on the board and in hand of the "
-        f"side to move and the other side), e.g. 5-4-0-0"
-    )
 
 
 def _echo_result(result: SectorResult) -> None:
@@ -56,7 +44,7 @@ def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | No
     must be exactly the non-canonical index slots, and each sector's statistics must
     match a recount. Exits non-zero on any discrepancy.
     """
-    sector = parse_sector(sector_text) if sector_text else None
+    sector = parse_sector_option(sector_text)
     try:
         report = verify_table(
             path,

@@ -23,6 +23,19 @@ def parse_sector_key(key: str) -> Sector:
     return (w, b, wf, bf)
 
 
+def parse_sector(text: str) -> Sector:
+    """A sector as users write it: ``W-B-WF-BF``, or ``W-B`` for the moving phase
+    (``_`` works as the separator too). Raises ValueError saying what is expected."""
+    parts = text.replace("_", "-").split("-")
+    if len(parts) in (2, 4) and all(p.isdigit() for p in parts):
+        w, b, wf, bf = (int(p) for p in parts + ["0"] * (4 - len(parts)))
+        return (w, b, wf, bf)
+    raise ValueError(
+        f"bad sector {text!r}: expected W-B-WF-BF (stones on the board and in hand of the "
+        f"side to move and the other side), or W-B for the moving phase, e.g. 5-4"
+    )
+
+
 def is_moving(s: Sector) -> bool:
     return s[2] == 0 and s[3] == 0
 

@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 import h5py
+import pytest
 from click.testing import CliRunner
 
 from cli.main import main
+from solver.sectors import parse_sector
 
 MORRIS = [sys.executable, "-c", "from cli.main import main; main()"]
 
@@ -95,3 +97,22 @@ def test_placement_phase_needs_the_moving_phase(tmp_path):
     )
     assert result.exit_code != 0
     assert "morris solve six --phase moving" in result.output
+
+
+@pytest.mark.parametrize(
+    "text, sector",
+    [
+        ("5-4", (5, 4, 0, 0)),
+        ("5_4", (5, 4, 0, 0)),
+        ("3-2-6-7", (3, 2, 6, 7)),
+        ("3_2_6_7", (3, 2, 6, 7)),
+    ],
+)
+def test_sector_notation(text, sector):
+    assert parse_sector(text) == sector
+
+
+@pytest.mark.parametrize("text", ["", "5", "5-4-1", "a-b", "5--4", "-5-4", "5-4-0-0-0"])
+def test_bad_sector_notation_says_what_is_expected(text):
+    with pytest.raises(ValueError, match="expected W-B-WF-BF"):
+        parse_sector(text)

@@ -160,7 +160,7 @@ def test_cli_fails_on_a_wrong_value(six_copy):
         (["{tmp}/plain.h5"], "is not a morris tablebase file"),
         (["{tmp}/text.h5"], "is not a readable HDF5 table file"),
         (["{six}", "--sector", "9-9"], "has no sector 9-9-0-0"),
-        (["{six}", "--sector", "nine"], "bad sector 'nine'"),
+        (["{six}", "--sector", "nine"], "--sector: bad sector 'nine'"),
     ],
 )
 def test_cli_errors_are_one_line(table_paths, tmp_path, args, message):
