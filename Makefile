@@ -2,7 +2,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install test solve bench lint clean
+.PHONY: install test solve bench bench-nine lint clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -24,6 +24,9 @@ solve: install
 
 bench: install
 	$(PY) benchmarks/bench_solve.py
+
+bench-nine: install
+	$(PY) benchmarks/bench_nine.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

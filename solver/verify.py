@@ -42,7 +42,15 @@ from tqdm import tqdm
 
 from .bits import popcount, trailing_zeros
 from .errors import MorrisError
-from .indexing import IndexTables, canonical_index, index_tables, sector_slots, unrank
+from .indexing import (
+    IndexTables,
+    canonical_index,
+    index_in_class,
+    index_tables,
+    mover_class,
+    sector_slots,
+    unrank,
+)
 from .position import Position
 from .sectors import Sector, removal_counts, successor_sector
 from .storage import STAT_KEYS, TableError, TableFile
@@ -122,25 +130,33 @@ def _key_of(code):
 
 
 @njit(cache=True, inline="always")
-def _successor_key(T, nexts, BF, removed, new_mover, new_other):
+def _successor_key(T, nexts, BF, removed, new_mover, new_other, quiet_class, quiet_sym):
     """Key of the position after a move: the new mover is the old other side, with
-    ``BF`` stones in hand and ``removed`` stones fewer on the board."""
+    ``BF`` stones in hand and ``removed`` stones fewer on the board. When nothing was
+    removed the new mover is the whole old other side, whose index class
+    (``quiet_class``, ``quiet_sym``) the caller computes once for all such moves."""
     w = popcount(new_mover)
     if w + BF < 3:
         return np.int64(1)  # the side to move is left with fewer than 3 stones: lost
     target = nexts[removed]
     if target.shape[0] == 0:  # not loaded: no sector holds zero slots
         return np.int64(MISSING_SECTOR)
-    code = np.int64(target[canonical_index(T, w, popcount(new_other), new_mover, new_other)])
+    b = popcount(new_other)
+    if removed == 0:
+        index = index_in_class(T, w, b, quiet_class, quiet_sym, new_other)
+    else:
+        index = canonical_index(T, w, b, new_mover, new_other)
+    code = np.int64(target[index])
     if code == PAD:
         return np.int64(PADDED_SUCCESSOR)
     return _key_of(code)
 
 
 @njit(cache=True, inline="always")
-def _best_after_landing(R, T, nexts, BF, moved, other, t, placing):
+def _best_after_landing(R, T, nexts, BF, moved, other, t, placing, qc, qs):
     """Best key among the successors once the mover's stone has landed on ``t``
-    (``moved`` is the mover's new set): the quiet one, or one per choice of removals."""
+    (``moved`` is the mover's new set): the quiet one, or one per choice of removals.
+    ``qc``, ``qs``: the index class of ``other`` as the next mover."""
     mills = 0
     for j in range(R.point_mills.shape[1]):
         m = R.point_mills[t, j]
@@ -149,9 +165,9 @@ def _best_after_landing(R, T, nexts, BF, moved, other, t, placing):
     if R.line_wins:
         if mills:
             return np.int64(1)  # a completed line wins at once
-        return _successor_key(T, nexts, BF, 0, other, moved)
+        return _successor_key(T, nexts, BF, 0, other, moved, qc, qs)
     if mills == 0 or other == 0 or (placing and not R.placement_captures):
-        return _successor_key(T, nexts, BF, 0, other, moved)
+        return _successor_key(T, nexts, BF, 0, other, moved, qc, qs)
     best = np.int64(_NO_MOVE)
     twice = R.double_removes == 2 and mills >= 2
     first = _unprotected(R, other)
@@ -164,9 +180,9 @@ def _best_after_landing(R, T, nexts, BF, moved, other, t, placing):
             while second:
                 y = second & -second
                 second ^= y
-                best = min(best, _successor_key(T, nexts, BF, 2, rest ^ y, moved))
+                best = min(best, _successor_key(T, nexts, BF, 2, rest ^ y, moved, qc, qs))
         else:
-            best = min(best, _successor_key(T, nexts, BF, 1, rest, moved))
+            best = min(best, _successor_key(T, nexts, BF, 1, rest, moved, qc, qs))
     return best
 
 
@@ -183,6 +199,7 @@ def expected_code(R, T, W, B, WF, BF, nexts, idx):
     empty = R.full & ~(mover | other)
     best = np.int64(_NO_MOVE)
     one = np.int64(1)
+    qc, qs = mover_class(T, B, other)  # every quiet successor has ``other`` as its mover
     if WF > 0:
         spots = empty
         while spots and best > 1:  # nothing beats a successor lost in 0
@@ -190,7 +207,7 @@ def expected_code(R, T, W, B, WF, BF, nexts, idx):
             spots &= spots - 1
             best = min(
                 best,
-                _best_after_landing(R, T, nexts, BF, mover | (one << t), other, t, True),
+                _best_after_landing(R, T, nexts, BF, mover | (one << t), other, t, True, qc, qs),
             )
     else:
         fly = R.flying != 0 and W == 3
@@ -203,7 +220,9 @@ def expected_code(R, T, W, B, WF, BF, nexts, idx):
                 t = trailing_zeros(spots)
                 spots &= spots - 1
                 moved = (mover ^ sb) | (one << t)
-                best = min(best, _best_after_landing(R, T, nexts, BF, moved, other, t, False))
+                best = min(
+                    best, _best_after_landing(R, T, nexts, BF, moved, other, t, False, qc, qs)
+                )
     if best == _NO_MOVE:
         return np.int64(0) if (R.full_board_draw and (mover | other) == R.full) else one
     if best < 0:
