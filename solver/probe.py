@@ -168,6 +168,18 @@ class Tablebase:
             raise self._damaged(sector)
         return _value_of_code(code)
 
+    def value_from_successors(self, position: Position) -> Value:
+        """The value of ``position`` as the best of its successors' stored values, in one
+        Numba call. It needs only the sectors the moves lead to, not the position's own:
+        the last placement before the moving phase, say, when only the moving phase is
+        solved (what the start-value search relies on)."""
+        self._check_variant(position)
+        scores = self._successors(position)[2]
+        if len(scores) == 0:
+            end = terminal(position)  # over, or no legal move
+            return Value(end.result, 0 if end.result is Result.LOSS else None)
+        return _value_of_score(int(scores.min()))
+
     def moves(self, position: Position) -> list[MoveValue]:
         """Every legal move with the value it leads to for the side to move, best first:
         shortest win, draws, longest loss; ties in order of the move text. Empty when

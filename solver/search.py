@@ -208,20 +208,27 @@ def search_start_value(tb: Tablebase, position: Position | None = None) -> Searc
         # the tables are side-normalized: only which side is to move matters
         return score_of(tb.probe(Position(variant, mover, other, 0, 0, True)))
 
+    def last_placement(mover: int, other: int) -> int:
+        # every move leads into the moving phase: score them all in one call
+        return score_of(tb.value_from_successors(Position(variant, mover, other, 1, 0, True)))
+
     def node(key: int, mover: int, other: int, WF: int, BF: int, alpha: int, beta: int) -> int:
         """Fail-soft negamax: the exact score if it lies inside (alpha, beta), else a
         bound on the side of the window it fell out of."""
         nonlocal nodes
         nodes += 1
+        # a moving-phase leaf, or the ply before one: answered from the tables in one
+        # call and kept out of the transposition table, which this halves (Six Men's
+        # Morris from the start: 26,390 entries instead of 51,705, 15 % more time)
+        if WF == 0:
+            return leaf(mover, other)
+        if WF == 1 and BF == 0:
+            return last_placement(mover, other)
         lower, upper = tt.get(key, (-_INF, _INF))
         if lower >= beta or lower == upper:
             return lower
         if upper <= alpha:
             return upper
-        if WF == 0:  # both hands are empty (White places first): a moving-phase leaf
-            best = leaf(mover, other)
-            tt[key] = (best, best)
-            return best
         count = _expand(*tables, mover, other, mover.bit_count(), other.bit_count(), WF, BF, *bufs)
         if count == 0:  # a full board: nowhere to place
             tt[key] = (full_board_score, full_board_score)

@@ -276,3 +276,16 @@ def test_truncated_sector_is_reported(table_paths, tmp_path):
     _rewrite_sector(path, "3_3_0_0", lambda codes: codes[:-1])
     with pytest.raises(TableError, match="sector 3_3_0_0 .* not the .* codes of its index"):
         Tablebase.open(path).probe(Position.parse("W:a1,d7,g4 B:a4,g1,d5 w", "nine"))
+
+
+@pytest.mark.parametrize("name", sorted(STONES))
+def test_value_from_successors_is_the_stored_value(tablebases, samples, name):
+    tb = tablebases[name]
+    for result, positions in samples[name].items():
+        for position in positions:
+            assert tb.value_from_successors(position) == tb.probe(position), (result, position)
+
+
+def test_value_from_successors_of_a_finished_game(tablebases):
+    over = Position.parse("W:a1,a2,a3 B:b1,c2 b h:0,1", "three")
+    assert tablebases["three"].value_from_successors(over) == Value(Result.LOSS, 0)
