@@ -12,11 +12,14 @@ import time
 from pathlib import Path
 
 import h5py
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from cli.main import main
 from solver.sectors import parse_sector
+from solver.storage import TableFile
+from solver.variants import get_variant
 
 MORRIS = [sys.executable, "-c", "from cli.main import main; main()"]
 
@@ -62,6 +65,40 @@ def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp
     assert set(three) == {"positions", "wins", "draws", "losses", "max_win_plies",
                           "max_loss_plies"}
     assert (three["wins"], three["losses"], three["draws"]) == (140_621, 28_736, 269)
+
+
+_WRITER = """
+import sys
+import numpy as np
+from solver.storage import TableFile
+from solver.variants import get_variant
+table = TableFile.open(sys.argv[1])
+codes = np.random.default_rng(0).integers(0, 300, 40_000_000).astype(np.uint16)
+print("writing", flush=True)
+table.write_sector((9, 9, 0, 0), codes, {"positions": 1})
+"""
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.3, 0.8])
+def test_a_kill_while_a_sector_is_written_keeps_the_committed_ones(tmp_path, delay):
+    """HDF5 has no journal: check that killing the writer in the middle of committing a
+    large sector (compressing and writing take about a second) loses only that one."""
+    path = tmp_path / "nine.h5"
+    table = TableFile.create_or_open(path, get_variant("nine"))
+    small = np.arange(1000, dtype=np.uint16)
+    table.write_sector((3, 3, 0, 0), small, {"positions": 1000})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "writing"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    reopened = TableFile.create_or_open(path, get_variant("nine"))  # discards a partial one
+    assert set(reopened.sectors()) in ({(3, 3, 0, 0)}, {(3, 3, 0, 0), (9, 9, 0, 0)})
+    assert np.array_equal(reopened.read_sector((3, 3, 0, 0)), small)
+    reopened.write_sector((4, 4, 0, 0), small, {"positions": 1000})
+    assert np.array_equal(TableFile.open(path).read_sector((4, 4, 0, 0)), small)
 
 
 def test_solve_refuses_another_variants_file(tmp_path):
