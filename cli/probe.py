@@ -13,7 +13,7 @@ import click
 from solver.errors import MorrisError
 from solver.generate import default_table_path
 from solver.position import Position
-from solver.probe import MoveValue, Tablebase
+from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase
 from solver.rules import terminal
 from solver.values import Value
 from solver.variants import Variant
@@ -38,15 +38,17 @@ def table_errors() -> Iterator[None]:
         raise click.ClickException(str(err)) from None
 
 
-def open_tablebase(variant: Variant, db: Path | None) -> Tablebase:
+def open_tablebase(
+    variant: Variant, db: Path | None, cache_bytes: int = DEFAULT_CACHE_BYTES
+) -> Tablebase:
     """The tables of ``variant`` at ``db`` (default ``data/VARIANT.h5``), checked to be
-    that variant's."""
+    that variant's; ``cache_bytes`` bounds the sectors kept loaded."""
     path = db if db is not None else default_table_path(variant)
     if not path.exists():
         hint = "" if db is not None else f"; run 'morris solve {variant.name}' to generate it"
         raise click.ClickException(f"no table file at {path}{hint}")
     with table_errors():
-        tb = Tablebase.open(path)
+        tb = Tablebase.open(path, cache_bytes)
     if tb.variant != variant:
         raise click.ClickException(
             f"{path} holds tables of {tb.variant.name}, not of {variant.name}"

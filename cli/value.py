@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from solver.position import Position
+from solver.probe import DEFAULT_CACHE_BYTES
 from solver.search import SearchResult, search_start_value
 from solver.values import Result, Value
 from solver.variants import Variant
@@ -24,10 +25,12 @@ def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
         return tb.probe(Position.start(variant))
 
 
-def start_value_by_search(variant: Variant, db: Path | None) -> SearchResult:
+def start_value_by_search(
+    variant: Variant, db: Path | None, cache_bytes: int = DEFAULT_CACHE_BYTES
+) -> SearchResult:
     """The start position's value by alpha-beta over the placement phase, reading only
     the moving-phase tables (Gasser's route; an independent check of the tables')."""
-    tb = open_tablebase(variant, db)
+    tb = open_tablebase(variant, db, cache_bytes)
     with table_errors():
         return search_start_value(tb)
 
@@ -55,7 +58,15 @@ def describe(variant: Variant, value: Value) -> str:
     help="Search the placement phase (alpha-beta) over the moving-phase tables instead of "
     "reading the placement tables; also reports nodes searched and time.",
 )
-def value(variant: str, db: Path | None, as_json: bool, search: bool) -> None:
+@click.option(
+    "--cache-gib",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_CACHE_BYTES / 2**30,
+    show_default=True,
+    help="Memory for loaded sectors, in GiB; beyond it the least recently used are "
+    "dropped and read again when needed (Nine Men's Morris's largest take 1 GiB each).",
+)
+def value(variant: str, db: Path | None, as_json: bool, search: bool, cache_gib: float) -> None:
     """Print the value of VARIANT's start position for the first player (White), with
     the length of the game under perfect play, from the tables or (--search) by a
     search that needs only the moving-phase tables."""
@@ -65,7 +76,7 @@ def value(variant: str, db: Path | None, as_json: bool, search: bool) -> None:
         facts = {"variant": v.name, **value_json(result)}
         click.echo(json.dumps(facts) if as_json else describe(v, result))
         return
-    found = start_value_by_search(v, db)
+    found = start_value_by_search(v, db, int(cache_gib * 2**30))
     if as_json:
         facts = {"variant": v.name, **value_json(found.value)}
         click.echo(json.dumps({**facts, "nodes": found.nodes, "seconds": round(found.seconds, 3)}))

@@ -148,6 +148,15 @@ def test_cli_search_json_and_text(three):
     assert "nodes" in text.splitlines()[1]
 
 
+def test_cli_search_with_a_cache_smaller_than_the_tables(six):
+    """Six's moving sectors take 2.7 MB: a 1 MiB cache keeps dropping and reloading
+    them, and the answer stays the same."""
+    args = ["value", "six", "--db", str(six.path), "--search"]
+    small = CliRunner().invoke(main, [*args, "--cache-gib", str(1 / 1024)])
+    assert small.exit_code == 0, small.output
+    assert small.output.splitlines()[0] == "six: draw"
+
+
 def _one_line_error(result) -> str:
     assert result.exit_code != 0
     assert result.exception is None or isinstance(result.exception, SystemExit)
