@@ -53,7 +53,7 @@ from matplotlib.figure import Figure
 from solver.errors import MorrisError
 from solver.generate import default_table_path, solve, solve_group
 from solver.probe import MissingSectorError, Tablebase
-from solver.search import search_start_value
+from solver.search import DEFAULT_TT_ENTRIES, search_start_value
 from solver.sectors import (
     Sector,
     dependencies,
@@ -193,13 +193,20 @@ def step_value(run: Run) -> None:
         return
     tb = Tablebase.open(run.args.table, cache_bytes=int(run.args.cache_gib * GiB))
     try:
-        found = search_start_value(tb)
+        found = search_start_value(tb, max_tt_entries=run.args.tt_entries,
+                                   progress=_search_progress)
     except MissingSectorError as e:
         print(f"value: skipped, the search needs every moving sector ({e})")
         return
     state["value"] = {"value": str(found.value), "nodes": found.nodes,
                       "seconds": found.seconds, "tt_entries": found.tt_entries}
     print(f"value: {found.value}, {found.nodes:,} nodes, {found.seconds:.2f} s")
+
+
+def _search_progress(nodes: int, tt_entries: int) -> None:
+    if nodes % (1 << 20) == 0:
+        print(f"value: {nodes:,} nodes, {tt_entries:,} positions in the transposition table",
+              flush=True)
 
 
 def step_scaling(run: Run) -> None:
@@ -556,6 +563,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="2-thread speedup for the projection instead of measuring it")
     parser.add_argument("--cache-gib", type=float, default=12.0,
                         help="sector cache of the value search in GiB (default 12)")
+    parser.add_argument("--tt-entries", type=int, default=DEFAULT_TT_ENTRIES,
+                        help="transposition table size of the value search "
+                        f"(default {DEFAULT_TT_ENTRIES:,})")
     args = parser.parse_args(argv)
     steps = args.steps.split(",")
     unknown = set(steps) - set(STEPS)

@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import click
+from tqdm import tqdm
 
 from solver.position import Position
 from solver.probe import DEFAULT_CACHE_BYTES
-from solver.search import SearchResult, search_start_value
+from solver.search import DEFAULT_TT_ENTRIES, SearchResult, search_start_value
 from solver.values import Result, Value
 from solver.variants import Variant
 
@@ -26,13 +27,21 @@ def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
 
 
 def start_value_by_search(
-    variant: Variant, db: Path | None, cache_bytes: int = DEFAULT_CACHE_BYTES
+    variant: Variant,
+    db: Path | None,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
+    tt_entries: int = DEFAULT_TT_ENTRIES,
 ) -> SearchResult:
     """The start position's value by alpha-beta over the placement phase, reading only
     the moving-phase tables (Gasser's route; an independent check of the tables')."""
     tb = open_tablebase(variant, db, cache_bytes)
-    with table_errors():
-        return search_start_value(tb)
+    with table_errors(), tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
+
+        def progress(nodes: int, tt_entries: int) -> None:
+            bar.update(nodes - bar.n)
+            bar.set_postfix_str(f"{tt_entries:,} positions in the transposition table")
+
+        return search_start_value(tb, max_tt_entries=tt_entries, progress=progress)
 
 
 def describe(variant: Variant, value: Value) -> str:
@@ -66,7 +75,17 @@ def describe(variant: Variant, value: Value) -> str:
     help="Memory for loaded sectors, in GiB; beyond it the least recently used are "
     "dropped and read again when needed (Nine Men's Morris's largest take 1 GiB each).",
 )
-def value(variant: str, db: Path | None, as_json: bool, search: bool, cache_gib: float) -> None:
+@click.option(
+    "--tt-entries",
+    type=click.IntRange(min=1),
+    default=DEFAULT_TT_ENTRIES,
+    show_default=True,
+    help="With --search: positions the transposition table holds at most (about 170 "
+    "bytes each); a table that fills up makes the search repeat work.",
+)
+def value(
+    variant: str, db: Path | None, as_json: bool, search: bool, cache_gib: float, tt_entries: int
+) -> None:
     """Print the value of VARIANT's start position for the first player (White), with
     the length of the game under perfect play, from the tables or (--search) by a
     search that needs only the moving-phase tables."""
@@ -76,7 +95,7 @@ def value(variant: str, db: Path | None, as_json: bool, search: bool, cache_gib:
         facts = {"variant": v.name, **value_json(result)}
         click.echo(json.dumps(facts) if as_json else describe(v, result))
         return
-    found = start_value_by_search(v, db, int(cache_gib * 2**30))
+    found = start_value_by_search(v, db, int(cache_gib * 2**30), tt_entries)
     if as_json:
         facts = {"variant": v.name, **value_json(found.value)}
         click.echo(json.dumps({**facts, "nodes": found.nodes, "seconds": round(found.seconds, 3)}))

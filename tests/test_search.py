@@ -102,6 +102,18 @@ def test_six_from_the_empty_board(six):
     assert found.value == six.probe(Position.start("six")) == Value(Result.DRAW)
 
 
+def test_a_full_transposition_table_costs_nodes_not_correctness(three):
+    full = search_start_value(three)
+    reports = []
+    capped = search_start_value(
+        three, max_tt_entries=10, progress=lambda n, tt: reports.append((n, tt)), progress_every=16
+    )
+    assert capped.value == full.value == Value(Result.WIN, 9)
+    assert capped.tt_entries == 10 < full.tt_entries and capped.nodes > full.nodes
+    assert len(reports) == capped.nodes // 16 and all(tt <= 10 for _, tt in reports)
+    assert [n for n, _ in reports] == list(range(16, capped.nodes + 1, 16))
+
+
 def test_six_positions(six):
     positions = sorted(_placement_positions("six", games=40, seed=6), key=str)
     for pos in random.Random(6).sample(positions, 12):
