@@ -21,7 +21,7 @@ from numba import njit
 
 from .generate import default_table_path
 from .indexing import IndexTables, canonical_index, index_tables, sector_slots
-from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, has_mill, rule_tables
+from .movegen import MAX_MOVES, WIN_NOW, gen_moves, has_mill, kernel_tables, split_tables
 from .position import Position
 from .rules import Move, terminal
 from .sectors import Sector, is_moving, reachable_sectors, sector_key
@@ -53,26 +53,17 @@ class MoveValue:
 
 
 @njit(cache=True)
-def _probe_code(
-    codes, n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-    class_stab, class_freepos, class_freepts, W, B, mover, other,
-):
-    """The stored code of (mover, other) in a sector of (W, B) stones. The index tables
-    come as separate arrays: Numba types a namedtuple argument slowly on every call."""
-    T = IndexTables(
-        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-        class_stab, class_freepos, class_freepts,
-    )
+def _probe_code(codes, W, B, mover, other, *tables):
+    """The stored code of (mover, other) in a sector of (W, B) stones (``tables``: see
+    ``kernel_tables``)."""
+    _, T = split_tables(tables)
     return codes[canonical_index(T, W, B, mover, other)]
 
 
 @njit(cache=True)
 def _scored_successors(
-    n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
-    double_removes, line_wins, full_board_draw,
-    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-    class_stab, class_freepos, class_freepts,
-    mover, other, W, B, WF, BF, codes0, codes1, codes2, out_mover, out_other, out_kind, out_score,
+    mover, other, W, B, WF, BF, codes0, codes1, codes2, out_mover, out_other, out_kind,
+    out_score, *tables,
 ):
     """Every successor of (mover, other) and its score for the side to move now: the
     stored code of the successor, taken from ``codes<k>`` for a move removing ``k``
@@ -80,15 +71,8 @@ def _scored_successors(
     orders like ``Value.sort_key``. Returns ``(count, missing, damaged)``: ``count`` is
     0 exactly when the position is terminal; ``missing`` and ``damaged`` are bit sets of
     the ``k`` whose codes were needed but not given (empty), or hold a padding code."""
-    R = RuleTables(
-        n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
-        double_removes, line_wins, full_board_draw,
-    )
-    T = IndexTables(
-        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-        class_stab, class_freepos, class_freepts,
-    )
-    if W + WF < 3 or (line_wins != 0 and has_mill(R, other)):
+    R, T = split_tables(tables)
+    if W + WF < 3 or (R.line_wins != 0 and has_mill(R, other)):
         return 0, 0, 0
     count = gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind)
     to_B = W + 1 if WF > 0 else W
@@ -163,7 +147,7 @@ class Tablebase:
             if end is None:
                 raise
             return Value(end.result, 0 if end.result is Result.LOSS else None)
-        code = _probe_code(codes, *self._T, W, B, mover, other)
+        code = _probe_code(codes, W, B, mover, other, *self._tables)
         if code == PAD:
             raise self._damaged(sector)
         return _value_of_code(code)
@@ -227,8 +211,8 @@ class Tablebase:
 
     @cached_property
     def _tables(self) -> tuple:
-        """Rule and index tables as one flat tuple of arguments (see ``_probe_code``)."""
-        return (*rule_tables(self._variant), *self._T)
+        """Rule and index tables as the kernels' trailing arguments (``kernel_tables``)."""
+        return kernel_tables(self._variant)
 
     def _check_variant(self, position: Position) -> None:
         if position.variant is not self._variant and position.variant != self._variant:
@@ -251,8 +235,8 @@ class Tablebase:
         codes = [self._cached(s) for s in targets]
         while True:
             count, missing, damaged = _scored_successors(
-                *self._tables, mover, other, W, B, WF, BF, *codes,
-                out_mover, out_other, out_kind, out_score,
+                mover, other, W, B, WF, BF, *codes, out_mover, out_other, out_kind, out_score,
+                *self._tables,
             )
             if damaged:
                 raise self._damaged(targets[(damaged & -damaged).bit_length() - 1])

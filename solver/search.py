@@ -29,8 +29,8 @@ from numba import njit
 
 from .bits import trailing_zeros
 from .generate import default_table_path
-from .indexing import IndexTables, canonical_index, index_tables
-from .movegen import MAX_MOVES, WIN_NOW, RuleTables, gen_moves, rule_tables
+from .indexing import canonical_index
+from .movegen import MAX_MOVES, WIN_NOW, gen_moves, kernel_tables, split_tables
 from .position import Position
 from .probe import MissingSectorError, Tablebase
 from .rules import terminal
@@ -90,39 +90,23 @@ def _pack(W, B, WF, BF, index):
 
 
 @njit(cache=True)
-def _canonical_key(
-    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-    class_stab, class_freepos, class_freepts, W, B, WF, BF, mover, other,
-):
-    """The key of (mover, other) in sector (W, B, WF, BF); the index tables come as
-    separate arrays, as in probe.py."""
-    T = IndexTables(
-        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-        class_stab, class_freepos, class_freepts,
-    )
+def _canonical_key(W, B, WF, BF, mover, other, *tables):
+    """The key of (mover, other) in sector (W, B, WF, BF) (``tables``: see
+    ``movegen.kernel_tables``)."""
+    _, T = split_tables(tables)
     return _pack(W, B, WF, BF, canonical_index(T, W, B, mover, other))
 
 
 @njit(cache=True)
 def _expand(
-    n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
-    double_removes, line_wins, full_board_draw,
-    n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-    class_stab, class_freepos, class_freepts,
     mover, other, W, B, WF, BF, buf_mover, buf_other, buf_kind, out_mover, out_other, out_key,
+    *tables,
 ):
     """Successors of a placement position (``WF > 0``, not over), side-swapped, in the
     search's order: moves that close a mill (or a line of three), then moves that block
     the opponent's two-stone mill, then the rest. ``out_key`` holds each successor's
     key, or ``_WIN_NOW`` when the move ends the game. Returns how many were written."""
-    R = RuleTables(
-        n_points, full, adjacency, point_mills, mill_masks, flying, placement_captures,
-        double_removes, line_wins, full_board_draw,
-    )
-    T = IndexTables(
-        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-        class_stab, class_freepos, class_freepts,
-    )
+    R, T = split_tables(tables)
     count = gen_moves(R, mover, other, W, WF, buf_mover, buf_other, buf_kind)
     rank = np.empty(count, np.int8)
     for j in range(count):
@@ -211,9 +195,7 @@ def search_start_value(
         position = Position.start(variant)
     tb._check_variant(position)
     check_tables(tb, position)
-    R = rule_tables(variant)
-    T = index_tables(variant.board, variant.stones)
-    tables = (*R, *T)
+    tables = kernel_tables(variant)
     bufs = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(6))
     full_board_score = 0 if variant.full_board_draw else -BIG
     tt: dict[int, tuple[int, int]] = {}
@@ -246,7 +228,8 @@ def search_start_value(
             return lower
         if upper <= alpha:
             return upper
-        count = _expand(*tables, mover, other, mover.bit_count(), other.bit_count(), WF, BF, *bufs)
+        W, B = mover.bit_count(), other.bit_count()
+        count = _expand(mover, other, W, B, WF, BF, *bufs, *tables)
         if count == 0:  # a full board: nowhere to place
             tt[key] = (full_board_score, full_board_score)
             return full_board_score
@@ -286,7 +269,7 @@ def search_start_value(
         mover, other = position.mover, position.other
         W, B = mover.bit_count(), other.bit_count()
         WF, BF = position.mover_hand, position.other_hand
-        key = _canonical_key(*T, W, B, WF, BF, mover, other)
+        key = _canonical_key(W, B, WF, BF, mover, other, *tables)
         # First ask only "draw, or better or worse?" with the window (-1, 1): no score lies
         # strictly between a draw and the longest win or loss, so this is a null window
         # around 0 and cuts far more than an open one. A draw comes out exact; otherwise
