@@ -59,6 +59,21 @@ def sort_unique(buf, n):
     return m
 
 
+@njit(cache=True, inline="always")
+def distinct(T, fixed_class, buf, n):
+    """How many distinct indices ``buf[:n]`` holds (moved to the front), for the
+    neighbours of one position that all share one side's stone set, of class
+    ``fixed_class``: its successors (which share its other side) or predecessors (its
+    side to move). Distinct moves give distinct masks, and two of them can share a
+    canonical index only through a symmetry that fixes the shared set: when that set's
+    class has no symmetry of its own, nothing needs sorting. That skips the sort for
+    nearly every position, and the sort was 45 % of the init pass of the flying 5-3 twin
+    (dozens of moves a position)."""
+    if T.class_stab[fixed_class] == 0:
+        return n
+    return sort_unique(buf, n)
+
+
 @njit(parallel=True, cache=True)
 def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     """Init pass over slots [lo, hi) of group sector k."""
@@ -144,7 +159,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             # before this slot is lost; an exit that is a draw or a win for us keeps the
             # count from ever reaching zero
             blocked = 1 if (best_win or exit_draw) else 0
-            cnt[i] = sort_unique(inside, n_inside) + blocked
+            cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
 
 
 @njit(parallel=True, cache=True)
@@ -163,6 +178,7 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
     tp = trig[p]
     cp = counts[p]
     W, B = SI[k, W_], SI[k, B_]
+    per_class = T.binom[T.n - W, B]
     win_level = c % 2 == 0
     size = v.shape[0]
     nchunks = (size + chunk - 1) // chunk
@@ -200,7 +216,8 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
                         vp[pred_index[j]] = c
                         count += 1
             else:
-                for j in range(sort_unique(pred_index, npred)):
+                own_class = T.class_off[W] + i // per_class
+                for j in range(distinct(T, own_class, pred_index, npred)):
                     idx = pred_index[j]
                     if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
                         vp[idx] = c
