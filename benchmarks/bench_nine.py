@@ -355,7 +355,9 @@ def groups_section(groups: list[Group], ref: Group, verified: dict) -> list[str]
         f"a-a is one sector. *vs {ref.name}* is the group's seconds per position over the "
         f"{ref.name} group's; above {SLOWER_LIMIT:g} is flagged. Times and peak RSS are the "
         "solving process's, as stored in the table file; the first group a process solves "
-        "also pays for loading the compiled kernels (about a second).",
+        "also pays for loading the compiled kernels (about a second). Peak RSS is the "
+        "group's own (exit sectors included); tables written before that was measured "
+        "per group (toolkit commits before e4b83ee) hold the process's peak so far.",
         "",
         "| group | positions | solve s | positions/s | s per position vs "
         f"{ref.name} | peak RSS GiB | verify s |",
@@ -538,6 +540,7 @@ def step_report(run: Run) -> None:
         *value_section(state),
         *projection_section(groups, state, args.speedup_2, threads),
         *disk_section(disk),
+        *(["## Notes", "", *args.note, ""] if args.note else []),
     ]
     report = Path(f"{args.out}_report.md")
     report.write_text("\n".join(lines))
@@ -563,6 +566,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="2-thread speedup for the projection instead of measuring it")
     parser.add_argument("--cache-gib", type=float, default=12.0,
                         help="sector cache of the value search in GiB (default 12)")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a paragraph for the report's Notes (repeatable): how the run "
+                        "went, what else shared the machine")
     parser.add_argument("--tt-entries", type=int, default=DEFAULT_TT_ENTRIES,
                         help="transposition table size of the value search "
                         f"(default {DEFAULT_TT_ENTRIES:,})")

@@ -83,7 +83,26 @@ def default_table_path(variant: Variant | str) -> Path:
     return Path("data") / f"{get_variant(variant).name}.h5"
 
 
+def reset_peak_rss() -> None:
+    """Start measuring the peak resident memory afresh, so that each group reports its
+    own peak (Linux: writing 5 to clear_refs resets VmHWM). Elsewhere the peak stays the
+    process's since it started."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
 def peak_rss_bytes() -> int:
+    """Peak resident memory since ``reset_peak_rss`` (or since the process started)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
@@ -255,6 +274,7 @@ def _solve_and_commit(
         if s not in cache:
             cache[s] = table.read_sector(s)
     name = "+".join(sector_key(s) for s in group)
+    reset_peak_rss()  # the group's peak includes the exit sectors just loaded
     start = time.perf_counter()
     with tqdm(
         total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
+from solver.generate import peak_rss_bytes, reset_peak_rss
 from solver.sectors import parse_sector
 from solver.storage import TableFile
 from solver.variants import get_variant
@@ -153,3 +154,12 @@ def test_sector_notation(text, sector):
 def test_bad_sector_notation_says_what_is_expected(text):
     with pytest.raises(ValueError, match="expected W-B-WF-BF"):
         parse_sector(text)
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux only")
+def test_each_group_reports_its_own_peak_memory():
+    big = np.ones(300 * 2**20 // 8)  # 300 MiB touched
+    before = peak_rss_bytes()
+    del big
+    reset_peak_rss()
+    assert before - peak_rss_bytes() > 200 * 2**20
