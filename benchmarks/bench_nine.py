@@ -357,7 +357,7 @@ def groups_section(groups: list[Group], ref: Group, verified: dict) -> list[str]
         "solving process's, as stored in the table file; the first group a process solves "
         "also pays for loading the compiled kernels (about a second). Peak RSS is the "
         "group's own (exit sectors included); tables written before that was measured "
-        "per group (toolkit commits before e4b83ee) hold the process's peak so far.",
+        "per group (toolkit commits before 81250dc) hold the process's peak so far.",
         "",
         "| group | positions | solve s | positions/s | s per position vs "
         f"{ref.name} | peak RSS GiB | verify s |",
