@@ -379,7 +379,15 @@ def groups_section(groups: list[Group], ref: Group, verified: dict) -> list[str]
     return lines
 
 
-def totals_section(groups: list[Group], state: dict, threads: int) -> list[str]:
+def verdict(ok: bool, complete: bool) -> str:
+    """``met`` / ``not met`` for a finished run; a partial run's total says nothing yet."""
+    if not complete and ok:
+        return "not assessed yet (the run is not complete)"
+    return met(ok)
+
+
+def totals_section(groups: list[Group], state: dict, threads: int, planned: int) -> list[str]:
+    complete = len(groups) == planned
     total = sum(g.seconds for g in groups)
     positions = sum(g.positions for g in groups)
     peak = max(g.peak_rss_bytes for g in groups)
@@ -390,25 +398,29 @@ def totals_section(groups: list[Group], state: dict, threads: int) -> list[str]:
     return [
         "## Totals",
         "",
-        f"* Moving phase: {len(groups)} groups, {positions:,} positions, "
+        f"* Moving phase: {len(groups)} of {planned} groups"
+        f"{'' if complete else ' (**the run is not complete**)'}, {positions:,} positions, "
         f"**{hms(total)}** of solving (sum of the group times, {positions / total:,.0f} "
-        f"positions/s); target <= 3 h with 2 threads: {met(total <= TARGET_SECONDS)} "
+        f"positions/s); target <= 3 h with 2 threads: "
+        f"{verdict(total <= TARGET_SECONDS, complete)} "
         f"(times taken as measured with {threads} thread(s)).",
-        f"* Peak RSS: **{peak / GiB:.2f} GiB**; target <= 12 GiB: {met(peak <= TARGET_RSS)}.",
+        f"* Peak RSS: **{peak / GiB:.2f} GiB**; target <= 12 GiB: "
+        f"{verdict(peak <= TARGET_RSS, complete)}.",
         f"* Where the times come from: {origin} were already in the file, with the times "
         "their solve recorded.",
         "",
     ]
 
 
-def file_section(table: Path, stored: dict[Sector, dict]) -> list[str]:
+def file_section(table: Path, stored: dict[Sector, dict], complete: bool) -> list[str]:
     size = os.path.getsize(table)
     positions = sum(a["positions"] for a in stored.values())
     return [
         "## File",
         "",
         f"* `{table}`: **{size / 1e9:.3g} GB** ({size / GiB:.3g} GiB, {len(stored)} sectors, "
-        f"{positions:,} positions); target <= ~10 GB: {met(size <= TARGET_FILE_BYTES)}.",
+        f"{positions:,} positions); target <= ~10 GB: "
+        f"{verdict(size <= TARGET_FILE_BYTES, complete)}.",
         f"* **{8 * size / positions:.2f} bits per position** (file size over the positions "
         "of every sector in it).",
         "",
@@ -523,6 +535,7 @@ def step_report(run: Run) -> None:
     if not groups:
         raise SystemExit(f"report: {args.table} holds no sector of this run; solve first")
     ref = reference_group(groups)
+    planned = len(solve_plan(variant, "moving", args.max_stones))
     threads = args.threads or numba.config.NUMBA_NUM_THREADS
     png = Path(f"{args.out}_seconds_vs_positions.png")
     plot(groups, ref, png, f"{variant.name}, moving phase: solve time per group")
@@ -534,8 +547,8 @@ def step_report(run: Run) -> None:
         *groups_section(groups, ref, verified),
         f"![seconds per group against positions per group]({png.name})",
         "",
-        *totals_section(groups, state, threads),
-        *file_section(args.table, stored),
+        *totals_section(groups, state, threads, planned),
+        *file_section(args.table, stored, complete=len(groups) == planned),
         *verify_section(verified, sectors),
         *value_section(state),
         *projection_section(groups, state, args.speedup_2, threads),

@@ -79,11 +79,26 @@ def test_verify_stops_at_a_failing_sector_and_records_it(table_paths, tmp_path):
     assert state["verify"]["3_3_0_0"]["ok"] is False
 
 
-def test_amdahl_projection(monkeypatch):
+@pytest.fixture
+def module(monkeypatch):
     spec = importlib.util.spec_from_file_location("bench_nine", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "bench_nine", module)  # dataclasses look it up
     spec.loader.exec_module(module)
+    return module
+
+
+def test_a_partial_run_meets_no_target_yet(module):
+    groups = [module.Group(3, 3, [(3, 3, 0, 0)], positions=100, seconds=1.0,
+                           peak_rss_bytes=2**20)]
+    partial = "\n".join(module.totals_section(groups, {}, threads=2, planned=28))
+    assert "1 of 28 groups (**the run is not complete**)" in partial
+    assert "met" not in partial.replace("not assessed yet", "")
+    complete = "\n".join(module.totals_section(groups, {}, threads=2, planned=1))
+    assert complete.count(": met") == 2 and "not complete" not in complete
+
+
+def test_amdahl_projection(module):
     p, s16, seconds = module.amdahl(2.0, 3600.0, threads=2, cores=16)
     assert (p, s16, seconds) == (1.0, 16.0, 450.0)  # perfectly parallel: 8x fewer seconds
     p, s16, seconds = module.amdahl(1.6, 3600.0, threads=2, cores=16)
