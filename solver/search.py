@@ -231,7 +231,6 @@ def search_start_value(
         W, B = mover.bit_count(), other.bit_count()
         count = _expand(mover, other, W, B, WF, BF, *bufs, *tables)
         if count == 0:  # a full board: nowhere to place
-            tt[key] = (full_board_score, full_board_score)
             return full_board_score
         alpha, beta = max(alpha, lower), min(beta, upper)
         keys = bufs[5][:count].tolist()
