@@ -65,7 +65,7 @@ from solver.sectors import (
 )
 from solver.storage import TableFile
 from solver.variants import Variant, get_variant
-from solver.verify import _verification_order, verify_table
+from solver.verify import verification_order, verify_table
 
 STEPS = ("solve", "verify", "value", "scaling", "disk", "report")
 GiB = 2**30
@@ -167,7 +167,7 @@ def step_solve(run: Run) -> None:
 def step_verify(run: Run) -> None:
     """Verify sector by sector, recording each verdict at once; skip those verified OK."""
     done = run.state.setdefault("verify", {})
-    todo = [s for s in sorted(run.sectors, key=_verification_order)
+    todo = [s for s in sorted(run.sectors, key=verification_order)
             if not done.get(sector_key(s), {}).get("ok")]
     if len(todo) < len(run.sectors):
         print(f"verify: {len(run.sectors) - len(todo)} sectors already verified OK, skipped")

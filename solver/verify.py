@@ -411,7 +411,7 @@ def _open(path: Path) -> tuple[TableFile, dict[Sector, dict], IndexTables]:
         raise TableError(f"{path} is not a readable morris tablebase file ({e})") from None
 
 
-def _verification_order(sector: Sector) -> tuple:
+def verification_order(sector: Sector) -> tuple:
     """Twins next to each other, so the sectors they share stay in the cache."""
     W, B, WF, BF = sector
     return (WF + BF, W + B, max(W, B), W)
@@ -440,7 +440,7 @@ def verify_table(
     table, stored, T = _open(path)
     if sector is not None and sector not in stored:
         raise TableError(f"{path} has no sector {sector_name(sector)}")
-    todo = [sector] if sector is not None else sorted(stored, key=_verification_order)
+    todo = [sector] if sector is not None else sorted(stored, key=verification_order)
     variant = table.variant
     R = verify_rules(variant)
     cache = _SectorCache(table)
