@@ -36,12 +36,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import fcntl
 import json
 import os
 import platform
 import shlex
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -108,8 +111,19 @@ class Run:
     state_path: Path
     command: str
 
-    def save(self) -> None:
-        save_state(self.state_path, self.state)
+    def save(self, step: str | None = None) -> None:
+        """Write the state, merged with what other processes wrote meanwhile (steps such
+        as verify and value may run side by side): ``step``'s own entry is taken from
+        this run, every other entry keeps what is on disk (dictionaries merged key by key)."""
+        with state_lock(self.state_path):
+            on_disk = json.loads(self.state_path.read_text()) if self.state_path.exists() else {}
+            for key, theirs in on_disk.items():
+                ours = self.state.get(key)
+                if isinstance(ours, dict) and isinstance(theirs, dict):
+                    self.state[key] = {**theirs, **ours} if key == step else {**ours, **theirs}
+                elif key != step or ours is None:
+                    self.state[key] = theirs
+            save_state(self.state_path, self.state)
 
 
 # ---------------------------------------------------------------- state
@@ -130,6 +144,15 @@ def load_state(path: Path, config: dict) -> dict:
             "pass another --out or delete it"
         )
     return state
+
+
+@contextmanager
+def state_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock beside the state file, for its read-modify-write."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def save_state(path: Path, state: dict) -> None:
@@ -176,7 +199,7 @@ def step_verify(run: Run) -> None:
         r = report.sectors[0]
         done[sector_key(s)] = {"ok": r.ok, "positions": r.positions, "seconds": r.seconds,
                                "mismatch_count": r.mismatch_count}
-        run.save()
+        run.save("verify")
         if not r.ok:
             details = [str(m) for m in r.mismatches] + r.problems
             raise SystemExit("\n      ".join([
@@ -627,7 +650,7 @@ def main(argv: list[str] | None = None) -> None:
             if args.table.exists():
                 check_table_identity(run.state, args.table)
             STEP_FUNCTIONS[step](run)
-            run.save()
+            run.save(step)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 

@@ -105,3 +105,23 @@ def test_amdahl_projection(module):
     assert p == pytest.approx(0.75)
     assert s16 == pytest.approx(1 / (0.25 + 0.75 / 16))
     assert seconds == pytest.approx(3600 * (0.25 + 0.75 / 16) / (0.25 + 0.75 / 2))
+
+
+def test_steps_in_two_processes_keep_each_others_results(module, tmp_path):
+    path = tmp_path / "out" / "x_state.json"
+    config = {"variant": "six"}
+
+    def run() -> object:
+        return module.Run(None, None, [], module.load_state(path, config), path, "cmd")
+
+    verifying, searching = run(), run()  # both started from the same (empty) state
+    verifying.state["verify"] = {"3_3_0_0": {"ok": True}}
+    verifying.save("verify")
+    searching.state["value"] = {"value": "draw"}
+    searching.save("value")  # must not drop the verdict written meanwhile
+    verifying.state["verify"]["4_3_0_0"] = {"ok": True}
+    verifying.save("verify")  # must not drop the value
+    searching.save("report")
+    state = json.loads(path.read_text())
+    assert state["value"] == {"value": "draw"} and state["config"] == config
+    assert set(state["verify"]) == {"3_3_0_0", "4_3_0_0"}
