@@ -14,6 +14,7 @@ import h5py
 import numpy as np
 import pytest
 
+from solver import probe as probe_module
 from solver.errors import MorrisError
 from solver.generate import solve
 from solver.position import Position
@@ -289,3 +290,36 @@ def test_value_from_successors_is_the_stored_value(tablebases, samples, name):
 def test_value_from_successors_of_a_finished_game(tablebases):
     over = Position.parse("W:a1,a2,a3 B:b1,c2 b h:0,1", "three")
     assert tablebases["three"].value_from_successors(over) == Value(Result.LOSS, 0)
+
+
+def test_codes_are_cached_as_bytes_only_when_every_code_fits():
+    fits = np.array([0, 1, 2, 254, PAD], dtype=np.uint16)
+    compact = probe_module.compact_codes(fits)
+    assert compact.dtype == np.uint8 and compact.tolist() == [0, 1, 2, 254, 255]
+    for too_long in (255, 256, 300):  # 255 would read as padding
+        codes = np.array([0, too_long, PAD], dtype=np.uint16)
+        assert probe_module.compact_codes(codes) is codes
+
+
+@pytest.mark.parametrize("name", ["three", "six"])
+def test_byte_word_and_mixed_caches_answer_alike(table_paths, monkeypatch, name):
+    """The kernels read bytes, uint16 codes, and both in one call (successor sectors of
+    either kind), with the same answers."""
+    positions = [p for bucket in sample(Tablebase.open(table_paths[name]), name, 7).values()
+                 for p in bucket[:10]]
+
+    def answers(compact) -> list:
+        monkeypatch.setattr(probe_module, "compact_codes", compact)
+        tb = Tablebase.open(table_paths[name])
+        found = [(tb.probe(p), [(m.text, m.value) for m in tb.moves(p)]) for p in positions]
+        return found, {codes.dtype for codes in tb._cache.values()}
+
+    compact = probe_module.compact_codes
+    as_bytes, dtypes = answers(compact)
+    assert dtypes == {np.dtype(np.uint8)}
+    as_words, dtypes = answers(lambda codes: codes)
+    assert dtypes == {np.dtype(np.uint16)}
+    loads = iter(range(1 << 30))
+    mixed, dtypes = answers(lambda codes: compact(codes) if next(loads) % 2 else codes)
+    assert len(dtypes) == 2
+    assert as_bytes == as_words == mixed
