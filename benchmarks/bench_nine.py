@@ -54,7 +54,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from solver.errors import MorrisError
-from solver.generate import default_table_path, solve, solve_group
+from solver.generate import default_table_path, peak_rss_bytes, solve, solve_group
 from solver.probe import MissingSectorError, Tablebase
 from solver.search import DEFAULT_TT_ENTRIES, search_start_value
 from solver.sectors import (
@@ -120,7 +120,10 @@ class Run:
             for key, theirs in on_disk.items():
                 ours = self.state.get(key)
                 if isinstance(ours, dict) and isinstance(theirs, dict):
-                    self.state[key] = {**theirs, **ours} if key == step else {**ours, **theirs}
+                    # in place: steps hold on to their entry while they add to it
+                    for k, v in theirs.items():
+                        if key != step or k not in ours:
+                            ours[k] = v
                 elif key != step or ours is None:
                     self.state[key] = theirs
             save_state(self.state_path, self.state)
@@ -217,19 +220,21 @@ def step_value(run: Run) -> None:
     tb = Tablebase.open(run.args.table, cache_bytes=int(run.args.cache_gib * GiB))
     try:
         found = search_start_value(tb, max_tt_entries=run.args.tt_entries,
-                                   progress=_search_progress)
+                                   progress=_search_progress, progress_seconds=60)
     except MissingSectorError as e:
         print(f"value: skipped, the search needs every moving sector ({e})")
         return
     state["value"] = {"value": str(found.value), "nodes": found.nodes,
-                      "seconds": found.seconds, "tt_entries": found.tt_entries}
-    print(f"value: {found.value}, {found.nodes:,} nodes, {found.seconds:.2f} s")
+                      "seconds": found.seconds, "load_seconds": found.load_seconds,
+                      "tt_entries": found.tt_entries, "tt_cap": run.args.tt_entries,
+                      "peak_rss_bytes": peak_rss_bytes()}
+    print(f"value: {found.value}, {found.nodes:,} nodes, {found.seconds:.2f} s "
+          f"({found.load_seconds:.2f} s of it loading the tables)")
 
 
 def _search_progress(nodes: int, tt_entries: int) -> None:
-    if nodes % (1 << 20) == 0:
-        print(f"value: {nodes:,} nodes, {tt_entries:,} positions in the transposition table",
-              flush=True)
+    print(f"value: {nodes:,} nodes, {tt_entries:,} positions in the transposition table",
+          flush=True)
 
 
 def step_scaling(run: Run) -> None:
@@ -481,7 +486,10 @@ def value_section(state: dict) -> list[str]:
     text = ("Not run (the search needs every moving-phase sector)." if v is None else
             f"Start position, first player (White) to move: **{v['value']}**; "
             f"{v['nodes']:,} nodes, {v['tt_entries']:,} positions in the transposition "
-            f"table, {v['seconds']:.1f} s.")
+            f"table, {v['seconds']:.1f} s"
+            + (f" ({v['load_seconds']:.1f} s of it loading the tables; table capped at "
+               f"{v['tt_cap']:,} positions; peak RSS {v['peak_rss_bytes'] / GiB:.2f} GiB)"
+               if "load_seconds" in v else "") + ".")
     return ["## Value (`morris value --search`)", "", text, ""]
 
 

@@ -70,8 +70,17 @@ def compact_codes(codes: np.ndarray) -> np.ndarray:
     return codes.astype(np.uint8) if _fits_in_bytes(codes) else codes
 
 
+def widen_codes(codes: np.ndarray) -> np.ndarray:
+    """``compact_codes`` undone: uint16 codes, padding as ``PAD``."""
+    if codes.dtype == np.uint16:
+        return codes
+    wide = codes.astype(np.uint16)
+    wide[codes == _BYTE_PAD] = PAD
+    return wide
+
+
 @njit(cache=True, inline="always")
-def _code_at(codes, i):
+def code_at(codes, i):
     """``codes[i]`` as a full code, for uint16 codes and for ``compact_codes`` bytes."""
     code = np.int64(codes[i])
     if codes.itemsize == 1 and code == _BYTE_PAD:
@@ -84,7 +93,7 @@ def _probe_code(codes, W, B, mover, other, *tables):
     """The stored code of (mover, other) in a sector of (W, B) stones (``tables``: see
     ``kernel_tables``)."""
     _, T = split_tables(tables)
-    return _code_at(codes, canonical_index(T, W, B, mover, other))
+    return code_at(codes, canonical_index(T, W, B, mover, other))
 
 
 @njit(cache=True)
@@ -115,8 +124,8 @@ def _scored_successors(
                 missing |= 1 << kind
                 continue
             i = canonical_index(T, B - kind, to_B, out_mover[j], out_other[j])
-            code = (_code_at(codes0, i) if kind == 0 else
-                    _code_at(codes1, i) if kind == 1 else _code_at(codes2, i))
+            code = (code_at(codes0, i) if kind == 0 else
+                    code_at(codes1, i) if kind == 1 else code_at(codes2, i))
             if code == PAD:
                 damaged |= 1 << kind
                 continue
@@ -179,7 +188,7 @@ class Tablebase:
             return Value(end.result, 0 if end.result is Result.LOSS else None)
         code = _probe_code(codes, W, B, mover, other, *self._tables)
         if code == PAD:
-            raise self._damaged(sector)
+            raise self.damaged(sector)
         return _value_of_code(code)
 
     def value_from_successors(self, position: Position) -> Value:
@@ -269,7 +278,7 @@ class Tablebase:
                 *self._tables,
             )
             if damaged:
-                raise self._damaged(targets[(damaged & -damaged).bit_length() - 1])
+                raise self.damaged(targets[(damaged & -damaged).bit_length() - 1])
             if not missing:
                 return out_mover[:count], out_other[:count], out_score[:count]
             for k in range(3):
@@ -308,6 +317,12 @@ class Tablebase:
         self._cached_bytes += codes.nbytes
         return codes
 
+    def sector_codes(self, sector: Sector) -> np.ndarray:
+        """The codes of a sector as the kernels read them (``code_at``): bytes when they
+        fit (``compact_codes``), else uint16. Loaded into the cache if needed. Raises
+        ``MissingSectorError`` or ``TableError`` like ``probe``."""
+        return self._codes(sector)
+
     def _missing(self, sector: Sector) -> MissingSectorError:
         name = self._variant.name
         if sector not in reachable_sectors(self._variant):
@@ -329,7 +344,7 @@ class Tablebase:
             sector,
         )
 
-    def _damaged(self, sector: Sector) -> TableError:
+    def damaged(self, sector: Sector) -> TableError:
         return TableError(
             f"sector {sector_key(sector)} of {self.path} is damaged "
             "(a canonical position reads as a padding slot)"

@@ -10,39 +10,48 @@ score for the side that plays it is ``_back(child score)``: the negation, one pl
 from the end. ``_back`` is strictly decreasing on scores, so negamax with fail-soft
 alpha-beta stays exact; ``_forward`` turns the parent's window into the child's.
 
-Nodes are keyed in the transposition table by sector and ``canonical_index`` (one entry
-per symmetry class) and hold ``(lower, upper)`` bounds on the score. One Numba call per
-expanded node generates the successors (``movegen.gen_moves``, the solver's own move
-generator), orders them for early cut-offs (mills first, then blocks of the opponent's
-mills: a third fewer nodes than mills first alone on Six Men's Morris) and computes the
-successors' keys; the Python side is the negamax loop and a dict.
+The whole search is one Numba kernel (a Python loop with a dict ran about 70,000 nodes
+a second on Nine Men's Morris and its table took 125 bytes an entry). Nodes are keyed
+in the transposition table by sector and ``canonical_index`` (one entry per symmetry
+class) and hold ``(lower, upper)`` bounds on the score: an open-addressing table of two
+int64 words a slot, grown by doubling up to ``max_tt_entries`` at three quarters full.
+Successors come from ``movegen.gen_moves`` (the solver's own move generator), ordered
+for early cut-offs: mills first, then blocks of the opponent's mills (a third fewer
+nodes than mills first alone on Six Men's Morris). Every moving-phase sector the search
+can reach is held in memory (Nine Men's Morris: 8.6 GiB as bytes, see
+``probe.compact_codes``), whatever the probe cache's size: leaves are everywhere.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from numba.typed import List
 
-from .bits import trailing_zeros
+from .bits import popcount, trailing_zeros
 from .generate import default_table_path
 from .indexing import canonical_index
 from .movegen import MAX_MOVES, WIN_NOW, gen_moves, kernel_tables, split_tables
 from .position import Position
-from .probe import MissingSectorError, Tablebase
+from .probe import MissingSectorError, Tablebase, code_at, widen_codes
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_key, successors
 from .storage import TableFile
-from .values import Result, Value
+from .values import PAD, Result, Value
 
 BIG = 1 << 20  # larger than any distance, so win and loss scores never reach 0
 _INF = BIG + 1  # beyond every score: the root's open window
 WIN_IN_1 = BIG - 1  # the best score a position not yet over can have
 _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its player
-DEFAULT_TT_ENTRIES = 20_000_000  # about 3.4 GB of Python dict (170 bytes an entry, measured)
+DEFAULT_TT_ENTRIES = 100_000_000  # at most 2.1 GB: 16 bytes a slot, slots <= 4/3 entries
+_MIN_TT_SLOTS = 1 << 12
+# Slots of the int64 array the kernel and the Python side share while the search runs.
+_NODES, _ENTRIES, _STOP, _DAMAGED, _MISSING = range(5)
 
 
 @dataclass(frozen=True)
@@ -51,8 +60,9 @@ class SearchResult:
 
     value: Value  # for the side to move in the searched position
     nodes: int  # search calls: placement nodes, table leaves and transposition hits
-    seconds: float
+    seconds: float  # all of it, loading the tables included
     tt_entries: int  # canonical positions in the transposition table at the end
+    load_seconds: float = 0.0  # the part spent loading the moving-phase tables
 
 
 def score_of(value: Value) -> int:
@@ -69,12 +79,14 @@ def value_of(score: int) -> Value:
     return Value(Result.WIN, BIG - score) if score > 0 else Value(Result.LOSS, score + BIG)
 
 
+@njit(cache=True, inline="always")
 def _back(score: int) -> int:
     """The score for the mover of a move whose successor scores ``score`` for the
     opponent: ``score_of(value_of(score).after_move())``."""
     return 1 - score if score > 0 else -1 - score if score < 0 else 0
 
 
+@njit(cache=True, inline="always")
 def _forward(bound: int) -> int:
     """The child's bound matching a negated parent bound: for every score ``s``,
     ``s <= _forward(bound)`` exactly when ``-_back(s) <= bound``, and likewise with ``>=``
@@ -98,34 +110,37 @@ def _canonical_key(W, B, WF, BF, mover, other, *tables):
 
 
 @njit(cache=True)
-def _expand(
-    mover, other, W, B, WF, BF, buf_mover, buf_other, buf_kind, out_mover, out_other, out_key,
-    *tables,
-):
+def _expand(R, mover, other, W, WF, BF, moves):
     """Successors of a placement position (``WF > 0``, not over), side-swapped, in the
     search's order: moves that close a mill (or a line of three), then moves that block
-    the opponent's two-stone mill, then the rest. ``out_key`` holds each successor's
-    key, or ``_WIN_NOW`` when the move ends the game. Returns how many were written."""
-    R, T = split_tables(tables)
-    count = gen_moves(R, mover, other, W, WF, buf_mover, buf_other, buf_kind)
+    the opponent's two-stone mill, then the rest. ``moves`` rows: generator buffers
+    (0-2), then the ordered successors' mover (3), other (4) and stones removed (5), or
+    ``_WIN_NOW`` there when the move ends the game. Their keys wait for ``_child_key``:
+    after a cut-off most are never needed. Returns how many were written."""
+    count = gen_moves(R, mover, other, W, WF, moves[0], moves[1], moves[2])
     rank = np.empty(count, np.int8)
     for j in range(count):
-        rank[j] = 0 if buf_kind[j] != 0 else 1 if _blocks(R, other, buf_other[j] & ~mover) else 2
+        rank[j] = 0 if moves[2, j] != 0 else 1 if _blocks(R, other, moves[1, j] & ~mover) else 2
+    B = popcount(other)
     written = 0
     for r in range(3):
         for j in range(count):
             if rank[j] != r:
                 continue
-            kind = buf_kind[j]
-            out_mover[written] = buf_mover[j]
-            out_other[written] = buf_other[j]
-            if kind == WIN_NOW or B - kind + BF < 3:
-                out_key[written] = _WIN_NOW
-            else:
-                index = canonical_index(T, B - kind, W + 1, buf_mover[j], buf_other[j])
-                out_key[written] = _pack(B - kind, W + 1, BF, WF - 1, index)
+            kind = moves[2, j]
+            moves[3, written] = moves[0, j]
+            moves[4, written] = moves[1, j]
+            moves[5, written] = _WIN_NOW if kind == WIN_NOW or B - kind + BF < 3 else kind
             written += 1
     return written
+
+
+@njit(cache=True, inline="always")
+def _child_key(T, moves, j, W, B, WF, BF):
+    """The key of successor ``j`` of ``_expand`` (not a ``_WIN_NOW`` one)."""
+    kind = moves[5, j]
+    index = canonical_index(T, B - kind, W + 1, moves[3, j], moves[4, j])
+    return _pack(B - kind, W + 1, BF, WF - 1, index)
 
 
 @njit(cache=True, inline="always")
@@ -138,6 +153,225 @@ def _blocks(R, other, placed):
         if mm != 0 and (other & mm) == (mm & ~placed):
             return True
     return False
+
+
+# ---------------------------------------------------------------- transposition table
+# Slot = [key + 1 (0: empty), lower << 32 | upper & 0xFFFFFFFF]; linear probing from a
+# Fibonacci hash scaled to any number of slots (so the table can be sized to the cap).
+
+
+@njit(cache=True, inline="always")
+def _tt_find(tt, key):
+    """The slot holding ``key``, or the empty slot where it would go."""
+    slots = tt.shape[0]
+    i = (((key * np.int64(-7046029254386353131)) >> 32) & 0xFFFFFFFF) * slots >> 32
+    while tt[i, 0] != 0 and tt[i, 0] != key + 1:
+        i += 1
+        if i == slots:
+            i = 0
+    return i
+
+
+@njit(cache=True, inline="always")
+def _tt_get(tt, key):
+    """``(lower, upper)`` stored for ``key``, or the open bounds."""
+    i = _tt_find(tt, key)
+    if tt[i, 0] == 0:
+        return -_INF, _INF
+    packed = tt[i, 1]
+    return packed >> 32, ((packed & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+
+@njit(cache=True)
+def _tt_grow(tt, slots):
+    """The entries of ``tt`` in a table of ``slots`` slots."""
+    grown = np.zeros((slots, 2), np.int64)
+    for i in range(tt.shape[0]):
+        if tt[i, 0] != 0:
+            j = _tt_find(grown, tt[i, 0] - 1)
+            grown[j, 0] = tt[i, 0]
+            grown[j, 1] = tt[i, 1]
+    return grown
+
+
+@njit(cache=True)
+def _tt_put(tt_holder, key, lower, upper, state, max_entries):
+    """Store bounds for ``key``; a new key only while fewer than ``max_entries`` are
+    stored (then the table is full: later positions are searched again when met)."""
+    tt = tt_holder[0]
+    i = _tt_find(tt, key)
+    if tt[i, 0] == 0:
+        if state[_ENTRIES] >= max_entries:
+            return
+        state[_ENTRIES] += 1
+        if state[_ENTRIES] * 4 > tt.shape[0] * 3:  # keep a quarter of the slots empty
+            tt = _tt_grow(tt, min(2 * tt.shape[0], max_entries * 4 // 3 + 1))
+            tt_holder[0] = tt
+            i = _tt_find(tt, key)
+        tt[i, 0] = key + 1
+    tt[i, 1] = lower << 32 | (upper & 0xFFFFFFFF)
+
+
+# ---------------------------------------------------------------- the search kernel
+
+
+@njit(cache=True, inline="always")
+def _leaf(codes, width, key, state):
+    """The score of the moving-phase position ``key`` (its side to move) from its table."""
+    W, B = (key >> 15) & 31, (key >> 10) & 31
+    sector = codes[W * width + B]
+    if sector.shape[0] == 0:
+        state[_MISSING] = W * width + B + 1
+        return 0
+    code = code_at(sector, key >> 20)
+    if code == PAD:
+        state[_DAMAGED] = W * width + B + 1
+        return 0
+    if code == 0:
+        return 0
+    return code - 1 - BIG if code & 1 else BIG - (code - 1)  # lost (odd) or won in code-1
+
+
+# Columns of the search's frame stack, one row per ply below the root: the node's
+# parameters, its narrowed window and stored bounds, the best score so far, the window
+# for its children and the next child to visit. (Numba cannot cache a recursive function,
+# numba issue #6061: loading one from the cache crashes, so the recursion is a loop.)
+_KEY, _MOVER, _OTHER, _WF, _BF, _ALPHA, _BETA, _LOWER, _UPPER, _BEST, _CHILD_ALPHA, \
+    _CHILD_BETA, _COUNT, _NEXT = range(14)
+
+
+@njit(cache=True, inline="always")
+def _enter(R, T, codes, width, tt, moves, frames, d, state, full_board_score):
+    """Start node ``d`` (its parameters are in ``frames[d]``). Returns ``(score, True)``
+    if its score is known at once, else ``(0, False)`` with its children expanded into
+    ``moves[d]`` and its frame ready to visit them."""
+    f = frames[d]
+    key, mover, other, WF, BF = f[_KEY], f[_MOVER], f[_OTHER], f[_WF], f[_BF]
+    if state[_STOP] != 0:
+        return 0, True
+    if WF == 0:  # a moving-phase leaf: from its table, kept out of the table
+        return _leaf(codes, width, key, state), True
+    W, B = popcount(mover), popcount(other)
+    buf = moves[d]
+    if WF == 1 and BF == 0:
+        # the last placement: every successor is a leaf, so score them all here and keep
+        # this ply out of the transposition table too (Six Men's Morris from the start:
+        # 26,390 entries instead of 51,705 with leaves and this ply stored, 15 % more time)
+        count = _expand(R, mover, other, W, WF, BF, buf)
+        if count == 0:
+            return full_board_score, True
+        best = -_INF
+        for j in range(count):
+            if buf[5, j] == _WIN_NOW:
+                return WIN_IN_1, True
+            leaf = _leaf(codes, width, _child_key(T, buf, j, W, B, WF, BF), state)
+            best = max(best, _back(leaf))
+        return best, True
+    lower, upper = _tt_get(tt, key)
+    alpha, beta = f[_ALPHA], f[_BETA]
+    if lower >= beta or lower == upper:
+        return lower, True
+    if upper <= alpha:
+        return upper, True
+    count = _expand(R, mover, other, W, WF, BF, buf)
+    if count == 0:  # a full board: nowhere to place
+        return full_board_score, True
+    alpha, beta = max(alpha, lower), min(beta, upper)
+    f[_ALPHA], f[_BETA], f[_LOWER], f[_UPPER] = alpha, beta, lower, upper
+    f[_BEST], f[_CHILD_ALPHA], f[_CHILD_BETA] = -_INF, _forward(-beta), _forward(-alpha)
+    f[_COUNT], f[_NEXT] = count, 0
+    return 0, False
+
+
+@njit(cache=True, inline="always")
+def _consider(f, score):
+    """Take a child's score (for node ``f``'s side); True when it cuts the rest off."""
+    if score > f[_BEST]:
+        f[_BEST] = score
+        if score >= f[_BETA] or score == WIN_IN_1:
+            return True
+        if score > f[_ALPHA]:
+            f[_CHILD_BETA] = _forward(-score)
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
+             full_board_score):
+    """Fail-soft negamax from the root in ``frames[0]`` (key, masks, hands, window): the
+    exact score if it lies inside the window, else a bound on the side it fell out of."""
+    d = 0
+    entering = True
+    returned = False  # whether ``score`` holds the result of node d's last child
+    score = 0
+    while True:
+        if entering:
+            entering = False
+            state[_NODES] += 1
+            score, known = _enter(R, T, codes, width, tt_holder[0], moves, frames, d, state,
+                                  full_board_score)
+            if known:
+                if d == 0:
+                    return score
+                d -= 1
+                returned = True
+                continue
+        f = frames[d]
+        cut = _consider(f, _back(score)) if returned else False
+        returned = False
+        while not cut and f[_NEXT] < f[_COUNT]:
+            j = f[_NEXT]
+            f[_NEXT] += 1
+            if moves[d, 5, j] == _WIN_NOW:
+                cut = _consider(f, WIN_IN_1)
+                continue
+            child = frames[d + 1]
+            W, B = popcount(f[_MOVER]), popcount(f[_OTHER])
+            child[_KEY] = _child_key(T, moves[d], j, W, B, f[_WF], f[_BF])
+            child[_MOVER], child[_OTHER] = moves[d, 3, j], moves[d, 4, j]
+            child[_WF], child[_BF] = f[_BF], f[_WF] - 1
+            child[_ALPHA], child[_BETA] = f[_CHILD_ALPHA], f[_CHILD_BETA]
+            entering = True
+            break
+        if entering:
+            d += 1
+            continue
+        best, alpha, beta = f[_BEST], f[_ALPHA], f[_BETA]
+        if best == WIN_IN_1 or alpha < best < beta:
+            _tt_put(tt_holder, f[_KEY], best, best, state, max_entries)
+        elif best <= alpha:
+            _tt_put(tt_holder, f[_KEY], f[_LOWER], best, state, max_entries)
+        else:
+            _tt_put(tt_holder, f[_KEY], best, f[_UPPER], state, max_entries)
+        score = best
+        if d == 0:
+            return score
+        d -= 1
+        returned = True
+
+
+@njit(cache=True, nogil=True)
+def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_board_score,
+            *tables):
+    """The root's score (root parameters in ``frames[0]``). First only "draw, or better
+    or worse?" with the window (-1, 1): no score lies strictly between a draw and the
+    longest win or loss, so this is a null window around 0 and cuts far more than an
+    open one. A draw comes out exact; otherwise the open-window search for the distance
+    reuses the bounds stored."""
+    R, T = split_tables(tables)
+    root = frames[0].copy()
+    frames[0, _ALPHA], frames[0, _BETA] = -1, 1
+    score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
+                     full_board_score)
+    if score != 0:
+        frames[0] = root
+        frames[0, _ALPHA], frames[0, _BETA] = -_INF, _INF
+        score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
+                         full_board_score)
+    return score
+
+
+# ---------------------------------------------------------------- the Python side
 
 
 def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
@@ -173,108 +407,88 @@ def check_tables(tb: Tablebase, position: Position) -> None:
     )
 
 
+def _sector_codes(tb: Tablebase, position: Position, width: int) -> List:
+    """Every moving sector the search may reach, by ``W * width + B`` (empty arrays for
+    the others), all of one dtype as a typed list needs."""
+    loaded = {s[:2]: tb.sector_codes(s) for s in sorted(needed_moving_sectors(tb, position))}
+    if any(codes.dtype != np.uint8 for codes in loaded.values()):
+        loaded = {wb: widen_codes(codes) for wb, codes in loaded.items()}
+    dtype = next(iter(loaded.values())).dtype if loaded else np.uint8
+    empty = np.empty(0, dtype)
+    return List([loaded.get((w, b), empty) for w in range(width) for b in range(width)])
+
+
 def search_start_value(
     tb: Tablebase,
     position: Position | None = None,
     *,
     max_tt_entries: int = DEFAULT_TT_ENTRIES,
     progress: Callable[[int, int], None] | None = None,
-    progress_every: int = 1 << 16,
+    progress_seconds: float = 1.0,
 ) -> SearchResult:
     """The value of ``position`` (default: the start) for the side to move, by alpha-beta
     over the placement phase with the moving-phase tables of ``tb`` at the leaves. Raises
     ``MissingSectorError`` up front if a moving-phase sector it may need is missing.
 
-    The transposition table stops taking new positions at ``max_tt_entries`` (about
-    170 bytes each), which bounds memory at the price of repeated work: on Six Men's
-    Morris a cap at 3/4 of the 26,390 entries the search wants costs 12 times the nodes.
-    ``progress`` is called every ``progress_every`` nodes with the nodes so far and the
-    table size."""
+    The transposition table stops taking new positions at ``max_tt_entries`` (at most 21
+    bytes each), which bounds memory at the price of repeated work: on Six Men's Morris
+    a cap at 3/4 of the 26,390 entries the search wants costs 12 times the nodes.
+    ``progress`` is called about every ``progress_seconds`` and at the end, with the
+    nodes so far and the table's size. The kernel runs in a worker thread, so Ctrl-C
+    stops it (``KeyboardInterrupt``) within a node."""
     variant = tb.variant
     if position is None:
         position = Position.start(variant)
     tb._check_variant(position)
     check_tables(tb, position)
-    tables = kernel_tables(variant)
-    bufs = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(6))
-    full_board_score = 0 if variant.full_board_draw else -BIG
-    tt: dict[int, tuple[int, int]] = {}
-    nodes = 0
-
-    def leaf(mover: int, other: int) -> int:
-        # the tables are side-normalized: only which side is to move matters
-        return score_of(tb.probe(Position(variant, mover, other, 0, 0, True)))
-
-    def last_placement(mover: int, other: int) -> int:
-        # every move leads into the moving phase: score them all in one call
-        return score_of(tb.value_from_successors(Position(variant, mover, other, 1, 0, True)))
-
-    def node(key: int, mover: int, other: int, WF: int, BF: int, alpha: int, beta: int) -> int:
-        """Fail-soft negamax: the exact score if it lies inside (alpha, beta), else a
-        bound on the side of the window it fell out of."""
-        nonlocal nodes
-        nodes += 1
-        if progress is not None and nodes % progress_every == 0:
-            progress(nodes, len(tt))
-        # a moving-phase leaf, or the ply before one: answered from the tables in one
-        # call and kept out of the transposition table, which this halves (Six Men's
-        # Morris from the start: 26,390 entries instead of 51,705, 15 % more time)
-        if WF == 0:
-            return leaf(mover, other)
-        if WF == 1 and BF == 0:
-            return last_placement(mover, other)
-        lower, upper = tt.get(key, (-_INF, _INF))
-        if lower >= beta or lower == upper:
-            return lower
-        if upper <= alpha:
-            return upper
-        W, B = mover.bit_count(), other.bit_count()
-        count = _expand(mover, other, W, B, WF, BF, *bufs, *tables)
-        if count == 0:  # a full board: nowhere to place
-            return full_board_score
-        alpha, beta = max(alpha, lower), min(beta, upper)
-        keys = bufs[5][:count].tolist()
-        movers = bufs[3][:count].tolist()
-        others = bufs[4][:count].tolist()
-        best = -_INF
-        child_alpha, child_beta = _forward(-beta), _forward(-alpha)
-        for child, child_mover, child_other in zip(keys, movers, others, strict=True):
-            if child == _WIN_NOW:
-                score = WIN_IN_1
-            else:
-                score = _back(
-                    node(child, child_mover, child_other, BF, WF - 1, child_alpha, child_beta)
-                )
-            if score > best:
-                best = score
-                if best >= beta or best == WIN_IN_1:
-                    break
-                if best > alpha:
-                    child_beta = _forward(-best)
-        if len(tt) < max_tt_entries or key in tt:
-            if best == WIN_IN_1 or alpha < best < beta:
-                tt[key] = (best, best)
-            elif best <= alpha:
-                tt[key] = (lower, best)
-            else:
-                tt[key] = (best, upper)
-        return best
-
     start = time.perf_counter()
+    state = np.zeros(5, np.int64)
     end = terminal(position)
     if end is not None:
         score = score_of(Value(end.result, 0 if end.result is Result.LOSS else None))
-    else:
-        mover, other = position.mover, position.other
-        W, B = mover.bit_count(), other.bit_count()
-        WF, BF = position.mover_hand, position.other_hand
-        key = _canonical_key(W, B, WF, BF, mover, other, *tables)
-        # First ask only "draw, or better or worse?" with the window (-1, 1): no score lies
-        # strictly between a draw and the longest win or loss, so this is a null window
-        # around 0 and cuts far more than an open one. A draw comes out exact; otherwise
-        # the open-window search for the distance reuses the bounds already stored.
-        score = node(key, mover, other, WF, BF, -1, 1)
-        if score != 0:
-            score = node(key, mover, other, WF, BF, -_INF, _INF)
+        return SearchResult(value_of(score), 0, time.perf_counter() - start, 0)
+    width = variant.stones + 1
+    codes = _sector_codes(tb, position, width)
+    load_seconds = time.perf_counter() - start
+    tables = kernel_tables(variant)
+    mover, other = position.mover, position.other
+    W, B = mover.bit_count(), other.bit_count()
+    WF, BF = position.mover_hand, position.other_hand
+    key = _canonical_key(W, B, WF, BF, mover, other, *tables)
+    tt_holder = List([np.zeros((min(_MIN_TT_SLOTS, max_tt_entries * 4 // 3 + 1), 2), np.int64)])
+    depth = WF + BF + 2  # plies below the root, each taking one stone from a hand
+    moves = np.empty((depth, 6, MAX_MOVES), np.int64)
+    frames = np.zeros((depth, _NEXT + 1), np.int64)
+    frames[0, : _BF + 1] = key, mover, other, WF, BF
+    full_board_score = 0 if variant.full_board_draw else -BIG
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["score"] = _search(codes, width, tt_holder, moves, frames, state,
+                                       max_tt_entries, full_board_score, *tables)
+        except BaseException as e:  # handed to the caller's thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=run, name="morris-search", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(progress_seconds)
+            if progress is not None and worker.is_alive():
+                progress(int(state[_NODES]), int(state[_ENTRIES]))
+    except KeyboardInterrupt:
+        state[_STOP] = 1
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    for slot, error in ((_DAMAGED, tb.damaged), (_MISSING, tb._missing)):
+        if state[slot]:
+            w, b = divmod(int(state[slot]) - 1, width)
+            raise error((w, b, 0, 0))
+    nodes, entries = int(state[_NODES]), int(state[_ENTRIES])
+    if progress is not None:
+        progress(nodes, entries)
     seconds = time.perf_counter() - start
-    return SearchResult(value_of(score), nodes, seconds, len(tt))
+    return SearchResult(value_of(int(outcome["score"])), nodes, seconds, entries, load_seconds)

@@ -115,13 +115,16 @@ def test_steps_in_two_processes_keep_each_others_results(module, tmp_path):
         return module.Run(None, None, [], module.load_state(path, config), path, "cmd")
 
     verifying, searching = run(), run()  # both started from the same (empty) state
-    verifying.state["verify"] = {"3_3_0_0": {"ok": True}}
+    verdicts = verifying.state.setdefault("verify", {})  # a step keeps adding to its entry
+    verdicts["3_3_0_0"] = {"ok": True}
     verifying.save("verify")
     searching.state["value"] = {"value": "draw"}
     searching.save("value")  # must not drop the verdict written meanwhile
-    verifying.state["verify"]["4_3_0_0"] = {"ok": True}
+    verdicts["4_3_0_0"] = {"ok": True}
     verifying.save("verify")  # must not drop the value
+    verdicts["3_4_0_0"] = {"ok": True}
+    verifying.save("verify")
     searching.save("report")
     state = json.loads(path.read_text())
     assert state["value"] == {"value": "draw"} and state["config"] == config
-    assert set(state["verify"]) == {"3_3_0_0", "4_3_0_0"}
+    assert set(state["verify"]) == {"3_3_0_0", "4_3_0_0", "3_4_0_0"}

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
+from solver import search as search_module
 from solver.generate import solve
 from solver.position import Position
 from solver.probe import Tablebase
@@ -106,12 +107,28 @@ def test_a_full_transposition_table_costs_nodes_not_correctness(three):
     full = search_start_value(three)
     reports = []
     capped = search_start_value(
-        three, max_tt_entries=10, progress=lambda n, tt: reports.append((n, tt)), progress_every=16
+        three, max_tt_entries=10, progress=lambda n, tt: reports.append((n, tt)),
+        progress_seconds=0.0,
     )
     assert capped.value == full.value == Value(Result.WIN, 9)
     assert capped.tt_entries == 10 < full.tt_entries and capped.nodes > full.nodes
-    assert len(reports) == capped.nodes // 16 and all(tt <= 10 for _, tt in reports)
-    assert [n for n, _ in reports] == list(range(16, capped.nodes + 1, 16))
+    assert reports[-1] == (capped.nodes, capped.tt_entries)  # the last report: the end
+    assert reports == sorted(reports) and all(tt <= 10 for _, tt in reports)
+
+
+def test_a_growing_transposition_table_keeps_every_entry(six):
+    """The table starts at 4,096 slots and doubles while the search runs: the same
+    search with a table that never grows must find exactly as many nodes."""
+    grown = search_start_value(six)
+    assert grown.tt_entries > search_module._MIN_TT_SLOTS
+    saved = search_module._MIN_TT_SLOTS
+    try:
+        search_module._MIN_TT_SLOTS = 1 << 20
+        fixed = search_start_value(six)
+    finally:
+        search_module._MIN_TT_SLOTS = saved
+    assert (fixed.value, fixed.nodes, fixed.tt_entries) == (grown.value, grown.nodes,
+                                                            grown.tt_entries)
 
 
 def test_six_positions(six):
