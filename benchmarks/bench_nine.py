@@ -584,7 +584,8 @@ def step_report(run: Run) -> None:
         *value_section(state),
         *projection_section(groups, state, args.speedup_2, threads),
         *disk_section(disk),
-        *(["## Notes", "", *args.note, ""] if args.note else []),
+        *(["## Notes", "", *[line for note in args.note for line in (note, "")]]
+          if args.note else []),
     ]
     report = Path(f"{args.out}_report.md")
     report.write_text("\n".join(lines))
@@ -609,7 +610,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--speedup-2", type=float, metavar="S2",
                         help="2-thread speedup for the projection instead of measuring it")
     parser.add_argument("--cache-gib", type=float, default=12.0,
-                        help="sector cache of the value search in GiB (default 12)")
+                        help="probe cache in GiB (default 12); the value search holds every "
+                        "moving sector it can reach anyway (8.6 GiB for nine)")
     parser.add_argument("--note", action="append", default=[],
                         help="a paragraph for the report's Notes (repeatable): how the run "
                         "went, what else shared the machine")
