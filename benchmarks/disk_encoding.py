@@ -24,11 +24,10 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from solver.probe import compact_codes, widen_codes
 from solver.sectors import Sector, parse_sector, sector_key
 from solver.storage import TableFile
 
-PAD16 = 0xFFFF
-PAD8 = 0xFF
 _CHUNK = 1 << 20
 
 
@@ -47,33 +46,12 @@ ENCODINGS: dict[str, tuple[str, dict]] = {
 }
 
 
-def narrow(codes: np.ndarray) -> np.ndarray | None:
-    """The codes as uint8 (padding 0xFF), or None when a code does not fit a byte."""
-    real = codes[codes != PAD16]
-    if real.size and int(real.max()) >= PAD8:
-        return None
-    out = codes.astype(np.uint8)
-    out[codes == PAD16] = PAD8
-    return out
-
-
-def widen(stored: np.ndarray) -> np.ndarray:
-    """uint16 codes from either stored form."""
-    if stored.dtype == np.uint16:
-        return stored
-    out = stored.astype(np.uint16)
-    out[stored == PAD8] = PAD16
-    return out
-
-
 def measure_sector(codes: np.ndarray, positions: int, folder: Path) -> list[dict]:
     rows = []
-    small = None
+    small = compact_codes(codes)  # the probe cache's byte form, when every code fits
     for name, (dtype, filters) in ENCODINGS.items():
-        if dtype == "uint8":
-            small = narrow(codes) if small is None else small
-            if small is None:
-                continue
+        if dtype == "uint8" and small.dtype != np.uint8:
+            continue
         data = codes if dtype == "uint16" else small
         path = folder / "encoding.h5"
         start = time.perf_counter()
@@ -87,7 +65,7 @@ def measure_sector(codes: np.ndarray, positions: int, folder: Path) -> list[dict
             stored_bytes = f["s"].id.get_storage_size()
         start = time.perf_counter()
         with h5py.File(path, "r") as f:
-            back = widen(f["s"][...])
+            back = widen_codes(f["s"][...])
         loaded = time.perf_counter() - start
         if not np.array_equal(back, codes):
             raise AssertionError(f"{name} did not give the codes back")
