@@ -345,6 +345,8 @@ class Tablebase:
         )
 
     def damaged(self, sector: Sector) -> TableError:
+        """The error for a sector whose canonical slot reads as padding (also raised by
+        the search, which reads the codes in its own kernel)."""
         return TableError(
             f"sector {sector_key(sector)} of {self.path} is damaged "
             "(a canonical position reads as a padding slot)"
