@@ -257,24 +257,34 @@ def step_scaling(run: Run) -> None:
         print(f"scaling: skipped, {name} is not in {args.table} "
               "(pass --scaling-sector or --speedup-2)")
         return
-    first = solve_plan(variant, "moving", args.max_stones)[0]  # load the kernels untimed
-    solve_group(variant, first, {s: table.read_sector(s) for s in dependencies(variant, first)})
-    exits = {s: table.read_sector(s) for s in dependencies(variant, group)}
-    seconds = {}
-    for threads in (1, 2):
-        numba.set_num_threads(threads)
-        start = time.perf_counter()
-        solution = solve_group(variant, group, exits)
-        seconds[threads] = time.perf_counter() - start
-        for s in group:
-            if not np.array_equal(solution.codes[s], table.read_sector(s)):
-                raise SystemExit(f"scaling: re-solving {sector_key(s)} differs from the file")
-        del solution
+    load_kernels(variant, table, args.max_stones)
+    seconds = {threads: resolve_seconds(variant, table, group, threads) for threads in (1, 2)}
     state["scaling"] = {"sector": name, "seconds_1": seconds[1],
                         "seconds_2": seconds[2],
                         "positions": sum(stored[s]["positions"] for s in group)}
     print(f"scaling: {name} {seconds[1]:.2f} s with 1 thread, "
           f"{seconds[2]:.2f} s with 2: speedup {seconds[1] / seconds[2]:.2f}")
+
+
+def load_kernels(variant: Variant, table: TableFile, max_stones: int | None) -> None:
+    """Solve the first group once, untimed, so that no timing pays for loading kernels."""
+    first = solve_plan(variant, "moving", max_stones)[0]
+    solve_group(variant, first, {s: table.read_sector(s) for s in dependencies(variant, first)})
+
+
+def resolve_seconds(variant: Variant, table: TableFile, group: tuple[Sector, ...],
+                    threads: int) -> float:
+    """Seconds to solve ``group`` again from the exits stored in ``table`` with
+    ``threads`` threads (loading excluded); the result must equal the stored tables."""
+    exits = {s: table.read_sector(s) for s in dependencies(variant, group)}
+    numba.set_num_threads(threads)
+    start = time.perf_counter()
+    solution = solve_group(variant, group, exits)
+    seconds = time.perf_counter() - start
+    for s in group:
+        if not np.array_equal(solution.codes[s], table.read_sector(s)):
+            raise SystemExit(f"re-solving {sector_key(s)} differs from the file")
+    return seconds
 
 
 def disk_encoding() -> ModuleType | None:
