@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .bits import atomic_decrement
+from .bits import atomic_decrement, prefetch
 from .indexing import canonical_index, index_in_class, mover_class, unrank
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_moves, gen_unmoves, has_mill
 
@@ -217,7 +217,13 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
                         count += 1
             else:
                 own_class = T.class_off[W] + i // per_class
-                for j in range(distinct(T, own_class, pred_index, npred)):
+                m = distinct(T, own_class, pred_index, npred)
+                # start every scattered miss at once; the atomic decrements then wait on
+                # the cache instead of on memory one after another
+                for j in range(m):
+                    prefetch(vp, pred_index[j])
+                    prefetch(cp, pred_index[j])
+                for j in range(m):
                     idx = pred_index[j]
                     if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
                         vp[idx] = c
