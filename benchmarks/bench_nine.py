@@ -21,6 +21,10 @@ value    the start position's value by search over the placement phase with the 
 scaling  re-solves one twin (``--scaling-sector``, default 5-5) from the stored tables with
          1 and with 2 threads; the speedup feeds the 16-core projection (Amdahl's law).
          ``--speedup-2`` gives the speedup instead of measuring it.
+retime   re-solves groups (``--retime``, default the groups whose stored time is more
+         than 2x 6-6's per position, and 6-6) from the stored tables with the current
+         kernels: a long run keeps each group's time from the commit that solved it.
+         Re-measured when the toolkit's commit changes.
 disk     if ``benchmarks/disk_encoding.py`` exists, its ``measure`` on a sample of sectors.
 report   writes ``OUT_report.md`` and ``OUT_seconds_vs_positions.png``.
 
@@ -41,6 +45,7 @@ import json
 import os
 import platform
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -70,7 +75,7 @@ from solver.storage import TableFile
 from solver.variants import Variant, get_variant
 from solver.verify import verification_order, verify_table
 
-STEPS = ("solve", "verify", "value", "scaling", "disk", "report")
+STEPS = ("solve", "verify", "value", "scaling", "retime", "disk", "report")
 GiB = 2**30
 REFERENCE = (6, 6)  # the twin every group's speed per position is compared with
 SLOWER_LIMIT = 2.0  # a group slower per position than the reference by more is flagged
@@ -266,6 +271,55 @@ def step_scaling(run: Run) -> None:
           f"{seconds[2]:.2f} s with 2: speedup {seconds[1] / seconds[2]:.2f}")
 
 
+def step_retime(run: Run) -> None:
+    """Solve groups again with this commit's kernels (the stored times are the commit's
+    that solved them), with their ratio to the reference group measured the same way."""
+    args, state = run.args, run.state
+    table = TableFile.open(args.table)
+    groups = groups_of(table.sectors(), run.sectors)
+    if not groups:
+        print("retime: skipped, no group is solved yet")
+        return
+    ref = reference_group(groups)
+    by_name = {g.name: g for g in groups}
+    if args.retime:
+        missing = [name for name in args.retime if name not in by_name]
+        if missing:
+            print(f"retime: skipped, {', '.join(missing)} not in {args.table}")
+            return
+        names = list(dict.fromkeys([*args.retime, ref.name]))
+    else:
+        names = [*slower_than_limit(groups, ref), ref.name]
+    commit = toolkit_commit()
+    threads = args.threads or numba.config.NUMBA_NUM_THREADS
+    done = state.get("retime", {})
+    if (done.get("commit") == commit != "unknown" and done.get("threads") == threads
+            and all(name in done["groups"] for name in names)):
+        print(f"retime: {', '.join(names)} already re-timed with {commit}")
+        return
+    load_kernels(run.variant, table, args.max_stones)
+    timed = {}
+    for name in names:
+        g = by_name[name]
+        group = tuple(sorted(g.sectors, reverse=True))
+        seconds = resolve_seconds(run.variant, table, group, threads)
+        timed[name] = {"positions": g.positions, "seconds": seconds}
+        print(f"retime: {name} {g.positions:,} positions in {seconds:.2f} s "
+              f"(stored: {g.seconds:.2f} s), identical to the file", flush=True)
+    state["retime"] = {"commit": commit, "threads": threads, "reference": ref.name,
+                       "groups": timed}
+
+
+def toolkit_commit() -> str:
+    """The toolkit's git commit (``+`` if the tree has changes), or ``unknown``."""
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty=+"], capture_output=True,
+                             text=True, cwd=Path(__file__).resolve().parent, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
 def load_kernels(variant: Variant, table: TableFile, max_stones: int | None) -> None:
     """Solve the first group once, untimed, so that no timing pays for loading kernels."""
     first = solve_plan(variant, "moving", max_stones)[0]
@@ -410,10 +464,45 @@ def groups_section(groups: list[Group], ref: Group, verified: dict) -> list[str]
             f"| {g.name} | {g.positions:,} | {g.seconds:,.1f} | {g.positions / g.seconds:,.0f} "
             f"| {shown} | {g.peak_rss_bytes / GiB:.2f} | {verify} |"
         )
-    slow = [g.name for g in groups
-            if g.seconds_per_position > SLOWER_LIMIT * ref.seconds_per_position]
+    slow = slower_than_limit(groups, ref)
     lines += ["", f"Groups more than {SLOWER_LIMIT:g}x slower per position than {ref.name}: "
               f"{', '.join(slow) if slow else 'none'}.", ""]
+    return lines
+
+
+def slower_than_limit(groups: list[Group], ref: Group) -> list[str]:
+    return [g.name for g in groups
+            if g.seconds_per_position > SLOWER_LIMIT * ref.seconds_per_position]
+
+
+def retime_section(state: dict, stored_groups: list[Group]) -> list[str]:
+    retime = state.get("retime")
+    if not retime:
+        return []
+    timed, ref = retime["groups"], retime["reference"]
+    stored = {g.name: g for g in stored_groups}
+    ref_rate = timed[ref]["seconds"] / timed[ref]["positions"]
+    lines = [
+        "## Re-timed with the current kernels",
+        "",
+        f"The groups solved again from the stored tables by `--steps retime` with commit "
+        f"{retime['commit']} on {retime['threads']} thread(s); every result equals the file. "
+        f"The ratio is to {ref}'s time re-measured the same way.",
+        "",
+        f"| group | positions | stored s | re-timed s | positions/s | s per position vs {ref} |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    slow = []
+    for name, t in timed.items():
+        ratio = t["seconds"] / t["positions"] / ref_rate
+        if ratio > SLOWER_LIMIT:
+            slow.append(name)
+        shown = f"**{ratio:.2f} (> {SLOWER_LIMIT:g})**" if ratio > SLOWER_LIMIT else f"{ratio:.2f}"
+        before = f"{stored[name].seconds:,.2f}" if name in stored else "-"
+        lines.append(f"| {name} | {t['positions']:,} | {before} | {t['seconds']:,.2f} "
+                     f"| {t['positions'] / t['seconds']:,.0f} | {shown} |")
+    lines += ["", f"Re-timed groups more than {SLOWER_LIMIT:g}x slower per position than "
+              f"{ref}: {', '.join(slow) if slow else 'none'}.", ""]
     return lines
 
 
@@ -588,6 +677,7 @@ def step_report(run: Run) -> None:
         *groups_section(groups, ref, verified),
         f"![seconds per group against positions per group]({png.name})",
         "",
+        *retime_section(state, groups),
         *totals_section(groups, state, threads, planned),
         *file_section(args.table, stored, complete=len(groups) == planned),
         *verify_section(verified, sectors),
@@ -617,6 +707,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, help="numba threads (default all cores)")
     parser.add_argument("--scaling-sector", default="5-5", metavar="W-B",
                         help="twin timed with 1 and 2 threads (default 5-5)")
+    parser.add_argument("--retime", metavar="W-B,...",
+                        help="groups the retime step solves again (default: those more than "
+                        f"{SLOWER_LIMIT:g}x slower per position than 6-6 as stored, and 6-6)")
     parser.add_argument("--speedup-2", type=float, metavar="S2",
                         help="2-thread speedup for the projection instead of measuring it")
     parser.add_argument("--cache-gib", type=float, default=12.0,
@@ -640,6 +733,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(str(e))
     if not is_moving(args.scaling_sector):
         parser.error("--scaling-sector must be a moving-phase sector W-B")
+    if args.retime:
+        try:
+            wanted = [parse_sector(name) for name in args.retime.split(",")]
+        except ValueError as e:
+            parser.error(str(e))
+        args.retime = [f"{max(s[:2])}-{min(s[:2])}" for s in wanted]
     args.table = args.table or default_table_path(args.variant)
     args.out = args.out or Path("benchmarks") / get_variant(args.variant).name
     return args
@@ -650,6 +749,7 @@ STEP_FUNCTIONS = {
     "verify": step_verify,
     "value": step_value,
     "scaling": step_scaling,
+    "retime": step_retime,
     "disk": step_disk,
     "report": step_report,
 }

@@ -36,7 +36,8 @@ def moving_sectors(variant: str, max_stones: int | None = None) -> list:
 
 def test_six_end_to_end_then_a_rerun_skips_every_finished_step(tmp_path):
     args = ["--variant", "six", "--table", str(tmp_path / "six.h5"), "--out",
-            str(tmp_path / "six"), "--threads", "1", "--scaling-sector", "3-3"]
+            str(tmp_path / "six"), "--threads", "1", "--scaling-sector", "3-3",
+            "--retime", "3-4"]
     first = bench(*args)
     assert first.returncode == 0, first.stderr
 
@@ -55,6 +56,8 @@ def test_six_end_to_end_then_a_rerun_skips_every_finished_step(tmp_path):
     assert all(v["ok"] and v["mismatch_count"] == 0 for v in state["verify"].values())
     assert state["value"]["value"] == "draw" and state["value"]["nodes"] > 0
     assert state["scaling"]["sector"] == "3-3"
+    assert set(state["retime"]["groups"]) == {"4-3", "6-6"}  # 6-6 is the reference
+    assert "## Re-timed with the current kernels" in report and "| 4-3 | " in report
 
     again = bench(*args)
     assert again.returncode == 0, again.stderr
@@ -62,6 +65,7 @@ def test_six_end_to_end_then_a_rerun_skips_every_finished_step(tmp_path):
     assert f"{len(sectors)} sectors already verified OK" in again.stdout
     assert "value: already searched: draw" in again.stdout
     assert "scaling: 3-3 already measured" in again.stdout
+    assert "retime: 4-3, 6-6 already re-timed" in again.stdout
     assert json.loads(state_file.read_text()) == state
 
 
