@@ -118,6 +118,9 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             n_inside = 0
             # every quiet successor has our `other` as its mover: classify it once
             quiet_class, quiet_sym = mover_class(T, B, other)
+            # two quiet successors can share an index only through a symmetry of that
+            # class (see `distinct`): without one, counting them is enough
+            dedupe = T.class_stab[quiet_class] != 0
             n_exits = 0
             for j in range(n):
                 kind = out_kind[j]
@@ -128,7 +131,10 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                 if tk == TERMINAL:
                     best_win = 2
                 elif SI[tk, IN_GROUP]:
-                    inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
+                    if dedupe:
+                        inside[n_inside] = index_in_class(
+                            T, B, W, quiet_class, quiet_sym, out_other[j]
+                        )
                     n_inside += 1
                 else:
                     # collect the exits first and read their codes in a second loop, so
