@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from llvmlite import ir as llvmir
 from numba import njit
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -26,7 +25,7 @@ def lowest_bit_index(mask):
     return trailing_zeros(mask)
 
 
-__all__ = ["atomic_decrement", "popcount", "prefetch", "lowest_bit_index", "trailing_zeros"]
+__all__ = ["atomic_decrement", "popcount", "lowest_bit_index", "trailing_zeros"]
 
 
 @intrinsic
@@ -47,26 +46,3 @@ def atomic_decrement(typingctx, array, index):
         return builder.atomic_rmw("sub", ptr, one, "monotonic")
 
     return array.dtype(array, index), codegen
-
-
-@intrinsic
-def prefetch(typingctx, array, index):
-    """Ask the CPU to start loading ``array[index]``'s cache line for writing (LLVM's
-    ``llvm.prefetch``). Used before atomic updates: an atomic read-modify-write waits for
-    its line and keeps later loads from overtaking it, so the misses of a batch of
-    scattered updates would otherwise queue one after another."""
-    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        arytype, _ = signature.args
-        ary = context.make_array(arytype)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
-        i8p = llvmir.IntType(8).as_pointer()
-        i32 = llvmir.IntType(32)
-        fnty = llvmir.FunctionType(llvmir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(1), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return types.none(array, index), codegen

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .bits import atomic_decrement, prefetch
+from .bits import atomic_decrement
 from .indexing import canonical_index, index_in_class, mover_class, unrank
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_moves, gen_unmoves, has_mill
 
@@ -118,9 +118,6 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             n_inside = 0
             # every quiet successor has our `other` as its mover: classify it once
             quiet_class, quiet_sym = mover_class(T, B, other)
-            # two quiet successors can share an index only through a symmetry of that
-            # class (see `distinct`): without one, counting them is enough
-            dedupe = T.class_stab[quiet_class] != 0
             n_exits = 0
             for j in range(n):
                 kind = out_kind[j]
@@ -131,10 +128,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                 if tk == TERMINAL:
                     best_win = 2
                 elif SI[tk, IN_GROUP]:
-                    if dedupe:
-                        inside[n_inside] = index_in_class(
-                            T, B, W, quiet_class, quiet_sym, out_other[j]
-                        )
+                    inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
                     n_inside += 1
                 else:
                     # collect the exits first and read their codes in a second loop, so
@@ -223,13 +217,7 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
                         count += 1
             else:
                 own_class = T.class_off[W] + i // per_class
-                m = distinct(T, own_class, pred_index, npred)
-                # start every scattered miss at once; the atomic decrements then wait on
-                # the cache instead of on memory one after another
-                for j in range(m):
-                    prefetch(vp, pred_index[j])
-                    prefetch(cp, pred_index[j])
-                for j in range(m):
+                for j in range(distinct(T, own_class, pred_index, npred)):
                     idx = pred_index[j]
                     if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
                         vp[idx] = c
