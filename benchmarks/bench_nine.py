@@ -457,17 +457,21 @@ def groups_section(groups: list[Group], ref: Group, verified: dict) -> list[str]
     ]
     for g in groups:
         ratio = g.seconds_per_position / ref.seconds_per_position
-        shown = f"**{ratio:.2f} (> {SLOWER_LIMIT:g})**" if ratio > SLOWER_LIMIT else f"{ratio:.2f}"
         checks = [verified.get(sector_key(s)) for s in g.sectors]
         verify = f"{sum(c['seconds'] for c in checks):.1f}" if all(checks) else "-"
         lines.append(
             f"| {g.name} | {g.positions:,} | {g.seconds:,.1f} | {g.positions / g.seconds:,.0f} "
-            f"| {shown} | {g.peak_rss_bytes / GiB:.2f} | {verify} |"
+            f"| {ratio_cell(ratio)} | {g.peak_rss_bytes / GiB:.2f} | {verify} |"
         )
     slow = slower_than_limit(groups, ref)
     lines += ["", f"Groups more than {SLOWER_LIMIT:g}x slower per position than {ref.name}: "
               f"{', '.join(slow) if slow else 'none'}.", ""]
     return lines
+
+
+def ratio_cell(ratio: float) -> str:
+    """A time-per-position ratio to the reference, in bold when over the limit."""
+    return f"**{ratio:.2f} (> {SLOWER_LIMIT:g})**" if ratio > SLOWER_LIMIT else f"{ratio:.2f}"
 
 
 def slower_than_limit(groups: list[Group], ref: Group) -> list[str]:
@@ -492,15 +496,12 @@ def retime_section(state: dict, stored_groups: list[Group]) -> list[str]:
         f"| group | positions | stored s | re-timed s | positions/s | s per position vs {ref} |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    slow = []
+    ratios = {name: t["seconds"] / t["positions"] / ref_rate for name, t in timed.items()}
     for name, t in timed.items():
-        ratio = t["seconds"] / t["positions"] / ref_rate
-        if ratio > SLOWER_LIMIT:
-            slow.append(name)
-        shown = f"**{ratio:.2f} (> {SLOWER_LIMIT:g})**" if ratio > SLOWER_LIMIT else f"{ratio:.2f}"
         before = f"{stored[name].seconds:,.2f}" if name in stored else "-"
         lines.append(f"| {name} | {t['positions']:,} | {before} | {t['seconds']:,.2f} "
-                     f"| {t['positions'] / t['seconds']:,.0f} | {shown} |")
+                     f"| {t['positions'] / t['seconds']:,.0f} | {ratio_cell(ratios[name])} |")
+    slow = [name for name, ratio in ratios.items() if ratio > SLOWER_LIMIT]
     lines += ["", f"Re-timed groups more than {SLOWER_LIMIT:g}x slower per position than "
               f"{ref}: {', '.join(slow) if slow else 'none'}.", ""]
     return lines
