@@ -15,7 +15,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from .bits import trailing_zeros
+from .bits import popcount, trailing_zeros
 from .indexing import IndexTables, index_tables
 from .variants import Variant
 
@@ -136,8 +136,32 @@ def _land(R, moved, other, t, placing, out_mover, out_other, out_kind, count):
 
 
 @njit(cache=True, inline="always")
+def closing_points(R, mover, empty):
+    """Empty points that complete a mill whose other points ``mover`` holds: the only
+    points where a moving stone can close a mill (if it is not itself in that mill)."""
+    points = 0
+    for mm in R.mill_masks:
+        missing = mm & ~mover
+        if missing & empty and missing & (missing - 1) == 0:
+            points |= missing
+    return points
+
+
+@njit(cache=True, inline="always")
 def gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind):
     """All successors of a non-terminal position; returns how many were written."""
+    return gen_successors(R, mover, other, W, WF, False, out_mover, out_other, out_kind)[0]
+
+
+@njit(cache=True, inline="always")
+def gen_successors(R, mover, other, W, WF, count_quiet, out_mover, out_other, out_kind):
+    """Successors of a non-terminal position: returns ``(written, counted)``.
+
+    With ``count_quiet``, a moving-phase move that closes no mill is only counted, not
+    written. The retrograde init pass needs no more than that whenever those successors'
+    indices cannot collide, and a flying side has dozens of such moves (3 stones x up to
+    18 empty points) against at most a few that close a mill; only moves landing on a
+    ``closing_points`` point are tried one by one."""
     empty = R.full & ~(mover | other)
     count = 0
     if WF > 0:
@@ -148,22 +172,27 @@ def gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind):
             count = _land(
                 R, mover | (np.int64(1) << t), other, t, True, out_mover, out_other, out_kind, count
             )
-        return count
+        return count, 0
     fly = R.flying != 0 and W == 3
+    tried = closing_points(R, mover, empty) if count_quiet else R.full
+    quiet = 0
     stones = mover
     while stones:
         sb = stones & -stones
         stones ^= sb
         s = trailing_zeros(sb)
         targets = empty if fly else R.adjacency[s] & empty
-        while targets:
-            t = trailing_zeros(targets)
-            targets &= targets - 1
-            count = _land(
-                R, mover ^ sb | (np.int64(1) << t), other, t, False,
-                out_mover, out_other, out_kind, count,
-            )
-    return count
+        landings = targets & tried
+        quiet += popcount(targets ^ landings)
+        while landings:
+            t = trailing_zeros(landings)
+            landings &= landings - 1
+            moved = mover ^ sb | (np.int64(1) << t)
+            if count_quiet and mills_closed_at(R, moved, t) == 0:
+                quiet += 1
+            else:
+                count = _land(R, moved, other, t, False, out_mover, out_other, out_kind, count)
+    return count, quiet
 
 
 @njit(cache=True, inline="always")

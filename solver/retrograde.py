@@ -30,7 +30,7 @@ from numba import njit, prange
 
 from .bits import atomic_decrement
 from .indexing import canonical_index, index_in_class, mover_class, unrank
-from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_moves, gen_unmoves, has_mill
+from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmoves, has_mill
 
 PAD = 0xFFFF
 
@@ -89,6 +89,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     exit1 = vals[t1] if t1 >= 0 else v
     exit2 = vals[t2] if t2 >= 0 else v
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
+    quiet_inside = t0 >= 0 and SI[t0, IN_GROUP] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
         out_mover = np.empty(MAX_MOVES, np.int64)
@@ -107,17 +108,21 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             if R.line_wins and has_mill(R, other):
                 v[i] = 1
                 continue
-            n = gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind)
-            if n == 0:
+            # every quiet successor has our `other` as its mover: classify it once
+            quiet_class, quiet_sym = mover_class(T, B, other)
+            # without a symmetry of that class, quiet successors cannot share an index
+            # (see `distinct`): counting them is enough, and gen_successors skips them
+            count_quiet = quiet_inside and T.class_stab[quiet_class] == 0
+            n, n_inside = gen_successors(
+                R, mover, other, W, WF, count_quiet, out_mover, out_other, out_kind
+            )
+            if n + n_inside == 0:
                 full = (mover | other) == R.full
                 v[i] = 0 if (R.full_board_draw and full) else 1
                 continue
             best_win = 0
             worst_loss = 0
             exit_draw = False
-            n_inside = 0
-            # every quiet successor has our `other` as its mover: classify it once
-            quiet_class, quiet_sym = mover_class(T, B, other)
             n_exits = 0
             for j in range(n):
                 kind = out_kind[j]
