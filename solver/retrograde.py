@@ -8,7 +8,8 @@ Values are uint16 codes (see ``values``): 0 draw/undecided, ``plies + 1`` otherw
    already-solved target sectors. A slot whose moves all leave the group is final at
    once: that is the whole algorithm for placement sectors. Otherwise the slot keeps a
    *trigger* (the code its best exit gives it) and a *count* of its distinct successors
-   inside the group.
+   inside the group. Quiet moves (no mill closed) are only counted, not generated, when
+   no symmetry can make two of them lead to the same position (``gen_successors``).
 2. *Levels* ``c = 2, 3, ...`` (code ``c`` = ``c - 1`` plies): slots holding ``c - 1`` are
    the frontier. At even ``c`` (wins) every undecided predecessor of a frontier loss is
    a win at ``c``: plain idempotent writes. At odd ``c`` (losses) every frontier win
