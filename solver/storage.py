@@ -3,6 +3,8 @@
 A sector is written under a temporary name and renamed once complete, with its
 statistics attached, so an interrupted solve never leaves a sector that reads as solved.
 The file is open for writing only during that short commit; solving happens in memory.
+HDF5 locks the file while it is open, so a reader (``morris info`` during a solve) and a
+commit can collide; each side then waits for the other instead of failing (``_h5``).
 Every dataset carries HDF5's fletcher32 checksum, so corruption is reported on read.
 """
 
@@ -29,10 +31,35 @@ _TMP_PREFIX = "partial-"
 # in a fraction of their size and decompresses faster than the disk reads them.
 _COMPRESSION = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
 _CHUNK = 1 << 20
+# A commit of the largest nine sector or a read of it holds the lock for tens of seconds;
+# waiting this long costs nothing, failing would cost a solve its current sector.
+LOCK_WAIT_SECONDS = 300.0
 
 
 class TableError(MorrisError):
     """A missing, foreign or damaged table file."""
+
+
+def _is_lock_conflict(error: OSError) -> bool:
+    return isinstance(error, BlockingIOError) or "unable to lock file" in str(error)
+
+
+def _h5(path: Path, mode: str) -> h5py.File:
+    """``h5py.File(path, mode)``, waiting while another process holds the file's lock."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            return h5py.File(path, mode)
+        except OSError as e:
+            if not _is_lock_conflict(e):
+                raise
+            if time.monotonic() >= deadline:
+                raise TableError(
+                    f"{path} stayed locked by another process for {LOCK_WAIT_SECONDS:.0f} s"
+                ) from None
+        time.sleep(pause)
+        pause = min(2 * pause, 1.0)
 
 
 def toolkit_version() -> str:
@@ -59,7 +86,7 @@ class TableFile:
         if not path.exists():
             raise TableError(f"no table file at {path}")
         try:
-            with h5py.File(path, "r") as f:
+            with _h5(path, "r") as f:
                 attrs = dict(f.attrs)
         except OSError as e:
             raise TableError(f"{path} is not a readable HDF5 table file ({e})") from None
@@ -84,7 +111,7 @@ class TableFile:
                 raise TableError(
                     f"{path} holds tables of variant {table.variant.name!r}, not {variant.name!r}"
                 )
-            with h5py.File(path, "a") as f:
+            with _h5(path, "a") as f:
                 for name in list(f["sectors"]):
                     if name.startswith(_TMP_PREFIX):
                         del f["sectors"][name]
@@ -105,7 +132,7 @@ class TableFile:
 
     def sectors(self) -> dict[Sector, dict]:
         """Every complete sector with its stored statistics."""
-        with h5py.File(self.path, "r") as f:
+        with _h5(self.path, "r") as f:
             return {
                 parse_sector_key(name): {k: _plain(v) for k, v in ds.attrs.items()}
                 for name, ds in f["sectors"].items()
@@ -113,14 +140,14 @@ class TableFile:
             }
 
     def has_sector(self, sector: Sector) -> bool:
-        with h5py.File(self.path, "r") as f:
+        with _h5(self.path, "r") as f:
             return sector_key(sector) in f["sectors"]
 
     def read_sector(self, sector: Sector) -> np.ndarray:
         """The sector's codes, checksum-verified; raises TableError if absent or damaged."""
         key = sector_key(sector)
         try:
-            with h5py.File(self.path, "r") as f:
+            with _h5(self.path, "r") as f:
                 if key not in f["sectors"]:
                     raise TableError(f"{self.path} has no sector {key}")
                 return f["sectors"][key][...]
@@ -130,7 +157,7 @@ class TableFile:
     def write_sector(self, sector: Sector, codes: np.ndarray, stats: dict) -> None:
         """Commit a solved sector atomically (temporary name, then rename)."""
         key = sector_key(sector)
-        with h5py.File(self.path, "a") as f:
+        with _h5(self.path, "a") as f:
             group = f["sectors"]
             tmp = _TMP_PREFIX + key
             if tmp in group:

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
+from solver import storage
 from solver.generate import peak_rss_bytes, reset_peak_rss
 from solver.sectors import parse_sector
 from solver.storage import TableFile
@@ -100,6 +101,49 @@ def test_a_kill_while_a_sector_is_written_keeps_the_committed_ones(tmp_path, del
     assert np.array_equal(reopened.read_sector((3, 3, 0, 0)), small)
     reopened.write_sector((4, 4, 0, 0), small, {"positions": 1000})
     assert np.array_equal(TableFile.open(path).read_sector((4, 4, 0, 0)), small)
+
+
+_READER = """
+import sys, time
+import h5py
+with h5py.File(sys.argv[1], "r"):
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def test_a_commit_waits_for_a_reader_that_holds_the_file(tmp_path, monkeypatch):
+    """HDF5 locks an open file; a reader such as ``morris info`` during a solve must not
+    make the solve's next commit fail (this once failed CI), and a lock that never goes
+    away ends in a clear error rather than a hang."""
+    path = tmp_path / "nine.h5"
+    table = TableFile.create_or_open(path, get_variant("nine"))
+    small = np.arange(1000, dtype=np.uint16)
+
+    def hold(seconds: float) -> subprocess.Popen:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _READER, str(path), str(seconds)],
+            stdout=subprocess.PIPE, text=True,
+        )
+        assert proc.stdout.readline().strip() == "holding"
+        return proc
+
+    reader = hold(1.0)
+    started = time.monotonic()
+    table.write_sector((3, 3, 0, 0), small, {"positions": 1000})
+    assert reader.poll() is not None, "the commit did not wait for the reader"
+    assert time.monotonic() - started > 0.3
+    assert np.array_equal(table.read_sector((3, 3, 0, 0)), small)
+
+    monkeypatch.setattr(storage, "LOCK_WAIT_SECONDS", 0.3)
+    reader = hold(30.0)
+    try:
+        with pytest.raises(storage.TableError, match="stayed locked by another process"):
+            table.write_sector((4, 3, 0, 0), small, {"positions": 1000})
+    finally:
+        reader.kill()
+        reader.wait()
+    assert set(table.sectors()) == {(3, 3, 0, 0)}
 
 
 def test_solve_refuses_another_variants_file(tmp_path):
