@@ -1,0 +1,126 @@
+"""Nanoseconds per index computation, the cost that dominates the flying sectors.
+
+A level of the retrograde analysis computes ``canonical_index`` once per predecessor,
+and a flying side has up to 3 x 18 of them, so this is the figure that sets how much
+slower per position the flying groups (3-3, 9-3, ...) are than 6-6. For each sector
+shape given it times, over random positions of that shape, on one thread:
+
+* ``canonical_index``: the whole index;
+* ``mover part``: the mover set's class and symmetry, and the other set permuted;
+* ``free_rank``: the other set's rank among the free points (a class without symmetry).
+
+Usage: ``python benchmarks/bench_index.py [--variant nine] [--shapes 3-9,9-3,6-6,3-3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver.errors import MorrisError  # noqa: E402
+from solver.indexing import (  # noqa: E402
+    canonical_index,
+    free_rank,
+    index_tables,
+    mover_class,
+    permute,
+)
+from solver.sectors import parse_sector  # noqa: E402
+from solver.variants import get_variant  # noqa: E402
+
+
+@njit(cache=True)
+def _time_canonical_index(T, W, B, movers, others):
+    total = 0
+    for i in range(len(movers)):
+        total += canonical_index(T, W, B, movers[i], others[i])
+    return total
+
+
+@njit(cache=True)
+def _time_mover_part(T, W, movers, others):
+    total = 0
+    for i in range(len(movers)):
+        c, g = mover_class(T, W, movers[i])
+        total += permute(T, g, others[i]) + c
+    return total
+
+
+@njit(cache=True)
+def _time_free_rank(T, c, others):
+    total = 0
+    for i in range(len(others)):
+        total += free_rank(T, c, others[i])
+    return total
+
+
+def random_positions(n_points: int, W: int, B: int, count: int, seed: int = 1):
+    """``count`` random (mover, other) mask pairs with W and B stones."""
+    rng = np.random.default_rng(seed)
+    points = np.argsort(rng.random((count, n_points)), axis=1)
+    weights = np.int64(1) << points.astype(np.int64)
+    return weights[:, :W].sum(axis=1), weights[:, W : W + B].sum(axis=1)
+
+
+def nanoseconds(kernel, args, count: int, repeats: int) -> float:
+    """Best of ``repeats`` timed calls, per item (the kernel is compiled before)."""
+    kernel(*[a[:10] if isinstance(a, np.ndarray) else a for a in args])
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        kernel(*args)
+        best = min(best, time.perf_counter() - start)
+    return best / count * 1e9
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", default="nine")
+    parser.add_argument("--shapes", default="3-9,9-3,6-6,3-3",
+                        help="sector shapes W-B (W: stones of the side to move)")
+    parser.add_argument("--count", type=int, default=2_000_000, help="positions per shape")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    try:
+        variant = get_variant(args.variant)
+        shapes = [parse_sector(s)[:2] for s in args.shapes.split(",")]
+        for W, B in shapes:
+            if min(W, B) < 1 or W + B > variant.board.n or max(W, B) > variant.stones:
+                raise MorrisError(f"{W}-{B} is not a sector shape of {variant.name}")
+    except (MorrisError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    numba.set_num_threads(1)
+    T = index_tables(variant.board, variant.stones)
+    print(f"{variant.name}, {args.count:,} random positions per shape, one thread, "
+          f"best of {args.repeats}")
+    print("| shape | canonical_index ns | mover part ns | free_rank ns |")
+    print("|---|---|---|---|")
+    for W, B in shapes:
+        movers, others = random_positions(variant.board.n, W, B, args.count)
+        # free_rank alone: B-stone sets on the free points of a class without symmetry
+        plain = int(np.flatnonzero(T.class_stab[T.class_off[W] : T.class_off[W + 1]] == 0)[0])
+        c = T.class_off[W] + plain
+        free_points = T.class_freepts[c, : variant.board.n - W].astype(np.int64)
+        rng = np.random.default_rng(2)
+        picks = np.argsort(rng.random((args.count, len(free_points))), axis=1)[:, :B]
+        free_others = (np.int64(1) << free_points[picks]).sum(axis=1)
+        whole = nanoseconds(_time_canonical_index, (T, W, B, movers, others), args.count,
+                            args.repeats)
+        mover = nanoseconds(_time_mover_part, (T, W, movers, others), args.count,
+                            args.repeats)
+        rank = nanoseconds(_time_free_rank, (T, c, free_others), args.count, args.repeats)
+        print(f"| {W}-{B} | {whole:.1f} | {mover:.1f} | {rank:.1f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
