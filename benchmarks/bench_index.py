@@ -23,6 +23,8 @@ import numba
 import numpy as np
 from numba import njit
 
+# this checkout's solver, not the installed one: a git worktree of another commit then
+# times its own kernels (how the A/B comparisons in the README were run)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from solver.errors import MorrisError  # noqa: E402
