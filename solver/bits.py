@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import njit
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -25,7 +26,7 @@ def lowest_bit_index(mask):
     return trailing_zeros(mask)
 
 
-__all__ = ["atomic_decrement", "popcount", "lowest_bit_index", "trailing_zeros"]
+__all__ = ["atomic_decrement", "popcount", "prefetch", "lowest_bit_index", "trailing_zeros"]
 
 
 @intrinsic
@@ -46,3 +47,29 @@ def atomic_decrement(typingctx, array, index):
         return builder.atomic_rmw("sub", ptr, one, "monotonic")
 
     return array.dtype(array, index), codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Hint the CPU to fetch the cache line of ``array[index]`` for writing.
+
+    The solver's atomic decrements are locked instructions: each one waits for its own
+    cache miss before the next memory access may start. Prefetching all the lines a
+    position's predecessors touch first lets those misses overlap (LLVM's
+    ``llvm.prefetch``; no effect on results)."""
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        arytype, _ = signature.args
+        ary = context.make_array(arytype)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
+        i32 = ir.IntType(32)
+        byte_ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # write intent, keep in all cache levels, data cache
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(array, index), codegen

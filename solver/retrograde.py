@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .bits import atomic_decrement
+from .bits import atomic_decrement, prefetch
 from .indexing import canonical_index, index_in_class, mover_class, unrank
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmoves, has_mill
 
@@ -137,13 +137,14 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                     inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
                     n_inside += 1
                 else:
-                    # collect the exits first and read their codes in a second loop, so
-                    # the cache misses into the exit sectors overlap instead of queueing
+                    # collect the exits first and read their codes in a second loop, with
+                    # each line prefetched as soon as its index is known, so the cache
+                    # misses into the exit sectors overlap instead of queueing
+                    idx = canonical_index(T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j])
                     exit_kind[n_exits] = kind
-                    exit_index[n_exits] = canonical_index(
-                        T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j]
-                    )
+                    exit_index[n_exits] = idx
                     n_exits += 1
+                    prefetch(exit0 if kind == 0 else exit1 if kind == 1 else exit2, idx)
             for j in range(n_exits):
                 kind = exit_kind[j]
                 idx = exit_index[j]
@@ -215,7 +216,13 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
             mover, other = unrank(T, W, B, i)
             npred = gen_unmoves(R, mover, other, B, pred_mover, pred_other)
             for j in range(npred):
-                pred_index[j] = canonical_index(T, B, W, pred_mover[j], pred_other[j])
+                idx = canonical_index(T, B, W, pred_mover[j], pred_other[j])
+                pred_index[j] = idx
+                # start the cache misses now, so they overlap the next index and the
+                # locked decrements below do not wait for them one by one
+                prefetch(vp, idx)
+                if not win_level:
+                    prefetch(cp, idx)
             if win_level:
                 for j in range(npred):
                     if vp[pred_index[j]] == 0:
