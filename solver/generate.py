@@ -27,6 +27,7 @@ from .retrograde import (
     SI_COLUMNS,
     TARGET0,
     TERMINAL,
+    chunk_events,
     codes_present,
     init_pass,
     level_pass,
@@ -153,10 +154,16 @@ def solve_group(
     init_seconds = time.perf_counter() - started
     levels = 0
     if any(is_moving(s) for s in group):
+        events, marks = List(), List()
+        for k in range(len(group)):
+            events.append(chunk_events(vals[k], trig[k], _CHUNK))
+            marks.extend([np.zeros(len(events[k]), np.uint16) for _ in range(2)])
         c = 2
         while True:
             written = sum(
-                level_pass(R, T, SI, vals, trig, counts, k, c, trigger_levels[k][c], _CHUNK)
+                level_pass(
+                    R, T, SI, vals, trig, counts, events, marks, k, c, trigger_levels[k][c], _CHUNK
+                )
                 for k in range(len(group))
             )
             levels += 1

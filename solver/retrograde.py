@@ -16,7 +16,9 @@ Values are uint16 codes (see ``values``): 0 draw/undecided, ``plies + 1`` otherw
    decrements the count of each distinct predecessor with an atomic decrement; a count
    reaching zero means every move loses, so the slot is lost at ``c`` (or at its
    trigger level, if an exit loses more slowly). Triggers make exits enter at their
-   own level.
+   own level. A level visits only the chunks of slots that can hold work for it: those
+   written at the level before (marked as they are written) and those whose init codes
+   or triggers fall on it (``chunk_events``).
 3. What stays undecided is a draw.
 
 We measured the alternative the design suggests first, a forward check of every
@@ -34,6 +36,7 @@ from .indexing import canonical_index, index_in_class, mover_class, unrank
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmoves, has_mill
 
 PAD = 0xFFFF
+NO_EVENT = 0xFFFF  # a chunk with nothing left to do at any level (codes stop at 0xFFFE)
 
 # columns of the sector-info table SI[k]
 W_, B_, WF_, BF_, TARGET0, IN_GROUP, PARTNER = 0, 1, 2, 3, 4, 7, 8
@@ -169,8 +172,52 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
 
 
+_BLOCK = 64  # slots checked for a frontier at once inside a chunk (128 bytes of codes)
+
+
+@njit(cache=True, inline="always")
+def has_frontier(v, tr, triggered, c, lo, hi):
+    """Whether slots [lo, hi) hold a frontier slot (code ``c - 1``) or, at a level with
+    triggers, a slot triggered at ``c``: a loop the compiler vectorizes, run before
+    anything is done slot by slot."""
+    frontier = np.uint16(c - 1)
+    hits = 0
+    for i in range(lo, hi):
+        hits += v[i] == frontier
+    if triggered:
+        level = np.uint16(c)
+        for i in range(lo, hi):
+            hits += tr[i] == level
+    return hits != 0
+
+
+@njit(cache=True, inline="always")
+def next_event(v, tr, lo, hi, after):
+    """The first level after ``after`` at which slots [lo, hi) need a visit, from their
+    codes alone: a decided slot is frontier at its code + 1, an undecided one with a
+    trigger at the trigger's code. ``NO_EVENT`` if none. Slots decided by the level
+    passes are covered by the marks too; counting them here as well costs nothing."""
+    first = NO_EVENT
+    for i in range(lo, hi):
+        x = np.int64(v[i])
+        at = x + 1 if x != 0 and x != PAD else np.int64(tr[i]) if x == 0 else 0
+        if at > after and at < first:
+            first = at
+    return first
+
+
 @njit(parallel=True, cache=True)
-def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
+def chunk_events(v, tr, chunk):
+    """``next_event`` after level 1 of every chunk of a sector, once its init pass is done."""
+    nchunks = (v.shape[0] + chunk - 1) // chunk
+    events = np.empty(nchunks, np.uint16)
+    for ci in prange(nchunks):
+        events[ci] = next_event(v, tr, ci * chunk, min((ci + 1) * chunk, v.shape[0]), 1)
+    return events
+
+
+@njit(parallel=True, cache=True)
+def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chunk):
     """One level for group sector k: its triggered slots at code c, and the predecessors
     (in k's partner sector) of its slots holding c - 1. Returns the slots written.
 
@@ -184,59 +231,75 @@ def level_pass(R, T, SI, vals, trig, counts, k, c, triggered, chunk):
     vp = vals[p]
     tp = trig[p]
     cp = counts[p]
+    ev = events[k]
+    # marks[2 k + parity]: per chunk of sector k, the last level of that parity that wrote
+    # a code into it. This level reads the other parity's marks (the frontier written at
+    # c - 1) and writes its own, so no chunk's mark changes while it is being read.
+    seen = marks[2 * k + (c - 1) % 2]
+    mark_own = marks[2 * k + c % 2]
+    mark_pred = marks[2 * p + c % 2]
     W, B = SI[k, W_], SI[k, B_]
     per_class = T.binom[T.n - W, B]
     win_level = c % 2 == 0
     size = v.shape[0]
     nchunks = (size + chunk - 1) // chunk
-    written = 0
+    # per chunk, not a prange reduction: Numba's reduction analysis cannot follow a
+    # count updated inside the nested block loop
+    written = np.zeros(nchunks, np.int64)
     for ci in prange(nchunks):
+        count = 0
+        # visit only chunks written at the last level or holding an init code or a
+        # trigger for this one: scanning every code at every level, at memory
+        # bandwidth, took 25-40 % of a group's time (8-8, 6-6)
+        static = ev[ci] == c
+        if seen[ci] != c - 1 and not static:
+            continue
+        start = ci * chunk
+        end = min(start + chunk, size)
         pred_mover = np.empty(MAX_UNMOVES, np.int64)
         pred_other = np.empty(MAX_UNMOVES, np.int64)
         pred_index = np.empty(MAX_UNMOVES, np.int64)
-        count = 0
-        start = ci * chunk
-        end = min(start + chunk, size)
-        # most chunks hold no frontier slot at most levels: find out with a loop the
-        # compiler vectorizes before doing anything slot by slot
-        hits = 0
-        for i in range(start, end):
-            hits += v[i] == c - 1
-        if triggered:
-            for i in range(start, end):
-                hits += tr[i] == c
-        if hits == 0:
-            continue
-        for i in range(start, end):
-            if triggered and tr[i] == c and v[i] == 0 and (win_level or cnt[i] == 0):
-                v[i] = c
-                count += 1
-            if v[i] != c - 1:
+        # where a level's frontier is thin, most blocks of a chunk hold none of it
+        for block in range(start, end, _BLOCK):
+            block_end = min(block + _BLOCK, end)
+            if not has_frontier(v, tr, triggered, c, block, block_end):
                 continue
-            mover, other = unrank(T, W, B, i)
-            npred = gen_unmoves(R, mover, other, B, pred_mover, pred_other)
-            for j in range(npred):
-                idx = canonical_index(T, B, W, pred_mover[j], pred_other[j])
-                pred_index[j] = idx
-                # start the cache misses now, so they overlap the next index and the
-                # locked decrements below do not wait for them one by one
-                prefetch(vp, idx)
-                if not win_level:
-                    prefetch(cp, idx)
-            if win_level:
+            for i in range(block, block_end):
+                if triggered and tr[i] == c and v[i] == 0 and (win_level or cnt[i] == 0):
+                    v[i] = c
+                    mark_own[ci] = c
+                    count += 1
+                if v[i] != c - 1:
+                    continue
+                mover, other = unrank(T, W, B, i)
+                npred = gen_unmoves(R, mover, other, B, pred_mover, pred_other)
                 for j in range(npred):
-                    if vp[pred_index[j]] == 0:
-                        vp[pred_index[j]] = c
-                        count += 1
-            else:
-                own_class = T.class_off[W] + i // per_class
-                for j in range(distinct(T, own_class, pred_index, npred)):
-                    idx = pred_index[j]
-                    if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
-                        vp[idx] = c
-                        count += 1
-        written += count
-    return written
+                    idx = canonical_index(T, B, W, pred_mover[j], pred_other[j])
+                    pred_index[j] = idx
+                    # start the cache misses now, so they overlap the next index and the
+                    # locked decrements below do not wait for them one by one
+                    prefetch(vp, idx)
+                    if not win_level:
+                        prefetch(cp, idx)
+                if win_level:
+                    for j in range(npred):
+                        idx = pred_index[j]
+                        if vp[idx] == 0:
+                            vp[idx] = c
+                            mark_pred[idx // chunk] = c
+                            count += 1
+                else:
+                    own_class = T.class_off[W] + i // per_class
+                    for j in range(distinct(T, own_class, pred_index, npred)):
+                        idx = pred_index[j]
+                        if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
+                            vp[idx] = c
+                            mark_pred[idx // chunk] = c
+                            count += 1
+        if static:
+            ev[ci] = next_event(v, tr, start, end, c)
+        written[ci] = count
+    return written.sum()
 
 
 @njit(cache=True)
