@@ -93,10 +93,10 @@ def report(m: dict, threads: int) -> str:
     return "\n".join([
         f"{m['group']}: {m['positions']:,} positions ({m['slots']:,} slots), "
         f"{m['draws'] / m['positions']:.1%} draws; {threads} thread(s); identical to the file",
-        f"  total      {m['total']:.2f} s "
+        f"  total      {m['total']:.3f} s "
         f"({m['total'] / m['positions'] * 1e9:.0f} ns per position)",
-        f"  init pass  {m['init']:.2f} s ({m['init'] / m['slots'] * 1e9:.0f} ns per slot)",
-        f"  levels     {m['level_seconds']:.2f} s over {m['levels']} levels; frontier "
+        f"  init pass  {m['init']:.3f} s ({m['init'] / m['slots'] * 1e9:.0f} ns per slot)",
+        f"  levels     {m['level_seconds']:.3f} s over {m['levels']} levels; frontier "
         f"{m['frontier']:,} positions ({m['frontier'] / m['positions']:.2f} per position)",
         f"  level fit  {m['fixed']:.4f} s per level + {m['per_frontier'] * 1e9:.0f} ns per "
         "frontier position",

@@ -36,7 +36,8 @@ def test_the_split_of_a_twin_adds_up(six_table):
     total = float(re.search(r"total +([\d.]+) s", out).group(1))
     init = float(re.search(r"init pass +([\d.]+) s", out).group(1))
     levels = float(re.search(r"levels +([\d.]+) s over (\d+) levels", out).group(1))
-    assert total > 0 and init > 0 and levels > 0
+    # a twin this small solves in milliseconds: only the sum is sure to be visible
+    assert total > 0 and init >= 0 and levels >= 0
     assert init + levels == pytest.approx(total, abs=0.2)
     assert int(re.search(r"over (\d+) levels", out).group(1)) >= 2
     assert "ns per frontier position" in out
