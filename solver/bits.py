@@ -29,6 +29,18 @@ def lowest_bit_index(mask):
 __all__ = ["atomic_decrement", "popcount", "prefetch", "lowest_bit_index", "trailing_zeros"]
 
 
+def _array_and_index(array, index) -> bool:
+    """Whether an intrinsic's (array, index) arguments have types it can compile for."""
+    return isinstance(array, types.Array) and isinstance(index, types.Integer)
+
+
+def _element_pointer(context, builder, signature, args):
+    """LLVM pointer to ``array[index]`` for an intrinsic called as ``f(array, index)``."""
+    arytype = signature.args[0]
+    ary = context.make_array(arytype)(context, builder, args[0])
+    return cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
+
+
 @intrinsic
 def atomic_decrement(typingctx, array, index):
     """Atomically subtract 1 from ``array[index]`` and return the value it held before.
@@ -36,14 +48,12 @@ def atomic_decrement(typingctx, array, index):
     Numba has no CPU atomics; this is LLVM's ``atomicrmw sub`` (monotonic ordering is
     enough: the solver only needs every decrement to land exactly once, and the
     level-synchronous passes provide the ordering between levels)."""
-    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+    if not _array_and_index(array, index):
         return None
 
     def codegen(context, builder, signature, args):
-        arytype, _ = signature.args
-        ary = context.make_array(arytype)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
-        one = context.get_constant(arytype.dtype, 1)
+        ptr = _element_pointer(context, builder, signature, args)
+        one = context.get_constant(signature.args[0].dtype, 1)
         return builder.atomic_rmw("sub", ptr, one, "monotonic")
 
     return array.dtype(array, index), codegen
@@ -57,13 +67,11 @@ def prefetch(typingctx, array, index):
     cache miss before the next memory access may start. Prefetching all the lines a
     position's predecessors touch first lets those misses overlap (LLVM's
     ``llvm.prefetch``; no effect on results)."""
-    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+    if not _array_and_index(array, index):
         return None
 
     def codegen(context, builder, signature, args):
-        arytype, _ = signature.args
-        ary = context.make_array(arytype)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, arytype, ary, [args[1]])
+        ptr = _element_pointer(context, builder, signature, args)
         i32 = ir.IntType(32)
         byte_ptr = ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
