@@ -27,7 +27,7 @@ from .retrograde import (
     SI_COLUMNS,
     TARGET0,
     TERMINAL,
-    chunk_events,
+    block_events,
     codes_present,
     init_pass,
     level_pass,
@@ -48,7 +48,7 @@ from .storage import TableFile
 from .values import MAX_PLIES
 from .variants import Variant, get_variant
 
-_CHUNK = 2048  # slots per parallel work item
+_CHUNK = 2048  # slots per parallel work item (a multiple of MARK_BLOCK)
 
 
 @dataclass
@@ -156,7 +156,7 @@ def solve_group(
     if any(is_moving(s) for s in group):
         events, marks = List(), List()
         for k in range(len(group)):
-            events.append(chunk_events(vals[k], trig[k], _CHUNK))
+            events.append(block_events(vals[k], trig[k]))
             marks.extend([np.zeros(len(events[k]), np.uint16) for _ in range(2)])
         c = 2
         while True:

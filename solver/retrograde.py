@@ -16,9 +16,9 @@ Values are uint16 codes (see ``values``): 0 draw/undecided, ``plies + 1`` otherw
    decrements the count of each distinct predecessor with an atomic decrement; a count
    reaching zero means every move loses, so the slot is lost at ``c`` (or at its
    trigger level, if an exit loses more slowly). Triggers make exits enter at their
-   own level. A level visits only the chunks of slots that can hold work for it: those
+   own level. A level visits only the blocks of slots that can hold work for it: those
    written at the level before (marked as they are written) and those whose init codes
-   or triggers fall on it (``chunk_events``).
+   or triggers fall on it (``block_events``).
 3. What stays undecided is a draw.
 
 We measured the alternative the design suggests first, a forward check of every
@@ -172,22 +172,15 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
 
 
-_BLOCK = 64  # slots checked for a frontier at once inside a chunk (128 bytes of codes)
+MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
 
 
 @njit(cache=True, inline="always")
-def has_frontier(v, tr, triggered, c, lo, hi):
-    """Whether slots [lo, hi) hold a frontier slot (code ``c - 1``) or, at a level with
-    triggers, a slot triggered at ``c``: a loop the compiler vectorizes, run before
-    anything is done slot by slot."""
-    frontier = np.uint16(c - 1)
+def any_equal(a, lo, hi, x):
+    """Whether any of ``a[lo:hi]`` equals ``x`` (a loop the compiler vectorizes)."""
     hits = 0
     for i in range(lo, hi):
-        hits += v[i] == frontier
-    if triggered:
-        level = np.uint16(c)
-        for i in range(lo, hi):
-            hits += tr[i] == level
+        hits += a[i] == x
     return hits != 0
 
 
@@ -207,12 +200,12 @@ def next_event(v, tr, lo, hi, after):
 
 
 @njit(parallel=True, cache=True)
-def chunk_events(v, tr, chunk):
-    """``next_event`` after level 1 of every chunk of a sector, once its init pass is done."""
-    nchunks = (v.shape[0] + chunk - 1) // chunk
-    events = np.empty(nchunks, np.uint16)
-    for ci in prange(nchunks):
-        events[ci] = next_event(v, tr, ci * chunk, min((ci + 1) * chunk, v.shape[0]), 1)
+def block_events(v, tr):
+    """``next_event`` after level 1 of every block of a sector, once its init pass is done."""
+    nblocks = (v.shape[0] + MARK_BLOCK - 1) // MARK_BLOCK
+    events = np.empty(nblocks, np.uint16)
+    for b in prange(nblocks):
+        events[b] = next_event(v, tr, b * MARK_BLOCK, min((b + 1) * MARK_BLOCK, v.shape[0]), 1)
     return events
 
 
@@ -232,44 +225,48 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chu
     tp = trig[p]
     cp = counts[p]
     ev = events[k]
-    # marks[2 k + parity]: per chunk of sector k, the last level of that parity that wrote
-    # a code into it. This level reads the other parity's marks (the frontier written at
-    # c - 1) and writes its own, so no chunk's mark changes while it is being read.
+    # marks[2 k + parity]: per block of sector k, the last level of that parity that
+    # wrote a code into it. This level reads the other parity's marks (the frontier
+    # written at c - 1) and writes its own, so no mark changes while it is being read.
     seen = marks[2 * k + (c - 1) % 2]
     mark_own = marks[2 * k + c % 2]
     mark_pred = marks[2 * p + c % 2]
+    fresh = np.uint16(c - 1)
+    level = np.uint16(c)
     W, B = SI[k, W_], SI[k, B_]
     per_class = T.binom[T.n - W, B]
     win_level = c % 2 == 0
     size = v.shape[0]
-    nchunks = (size + chunk - 1) // chunk
+    nblocks = seen.shape[0]
+    blocks_per_chunk = chunk // MARK_BLOCK
+    nchunks = (nblocks + blocks_per_chunk - 1) // blocks_per_chunk
     # per chunk, not a prange reduction: Numba's reduction analysis cannot follow a
     # count updated inside the nested block loop
     written = np.zeros(nchunks, np.int64)
     for ci in prange(nchunks):
         count = 0
-        # visit only chunks written at the last level or holding an init code or a
+        first = ci * blocks_per_chunk
+        last = min(first + blocks_per_chunk, nblocks)
+        # visit only the blocks written at the last level or holding an init code or a
         # trigger for this one: scanning every code at every level, at memory
-        # bandwidth, took 25-40 % of a group's time (8-8, 6-6)
-        static = ev[ci] == c
-        if seen[ci] != c - 1 and not static:
+        # bandwidth, took 25-40 % of a group's time (8-8, 6-6); per chunk instead of
+        # per block, the thin levels of 8-8 still scanned nearly every chunk
+        if not any_equal(seen, first, last, fresh) and not any_equal(ev, first, last, level):
             continue
-        start = ci * chunk
-        end = min(start + chunk, size)
         pred_mover = np.empty(MAX_UNMOVES, np.int64)
         pred_other = np.empty(MAX_UNMOVES, np.int64)
         pred_index = np.empty(MAX_UNMOVES, np.int64)
-        # where a level's frontier is thin, most blocks of a chunk hold none of it
-        for block in range(start, end, _BLOCK):
-            block_end = min(block + _BLOCK, end)
-            if not has_frontier(v, tr, triggered, c, block, block_end):
+        for b in range(first, last):
+            static = ev[b] == level
+            if seen[b] != fresh and not static:
                 continue
-            for i in range(block, block_end):
-                if triggered and tr[i] == c and v[i] == 0 and (win_level or cnt[i] == 0):
-                    v[i] = c
-                    mark_own[ci] = c
+            block_end = min((b + 1) * MARK_BLOCK, size)
+            for i in range(b * MARK_BLOCK, block_end):
+                if triggered and tr[i] == level and v[i] == 0 and (win_level or cnt[i] == 0):
+                    v[i] = level
+                    mark_own[b] = level
                     count += 1
-                if v[i] != c - 1:
+                if v[i] != fresh:
                     continue
                 mover, other = unrank(T, W, B, i)
                 npred = gen_unmoves(R, mover, other, B, pred_mover, pred_other)
@@ -285,19 +282,19 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chu
                     for j in range(npred):
                         idx = pred_index[j]
                         if vp[idx] == 0:
-                            vp[idx] = c
-                            mark_pred[idx // chunk] = c
+                            vp[idx] = level
+                            mark_pred[idx // MARK_BLOCK] = level
                             count += 1
                 else:
                     own_class = T.class_off[W] + i // per_class
                     for j in range(distinct(T, own_class, pred_index, npred)):
                         idx = pred_index[j]
                         if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
-                            vp[idx] = c
-                            mark_pred[idx // chunk] = c
+                            vp[idx] = level
+                            mark_pred[idx // MARK_BLOCK] = level
                             count += 1
-        if static:
-            ev[ci] = next_event(v, tr, start, end, c)
+            if static:
+                ev[b] = next_event(v, tr, b * MARK_BLOCK, block_end, c)
         written[ci] = count
     return written.sum()
 
