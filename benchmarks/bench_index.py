@@ -1,4 +1,4 @@
-"""Nanoseconds per index computation, the cost that dominates the flying sectors.
+"""Nanoseconds per call of the pieces the retrograde kernels are made of.
 
 A level of the retrograde analysis computes ``canonical_index`` once per predecessor,
 and a flying side has up to 3 x 18 of them, so this is the figure that sets how much
@@ -7,7 +7,11 @@ shape given it times, over random positions of that shape, on one thread:
 
 * ``canonical_index``: the whole index;
 * ``mover part``: the mover set's class and symmetry, and the other set permuted;
-* ``free_rank``: the other set's rank among the free points (a class without symmetry).
+* ``free_rank``: the other set's rank among the free points (a class without symmetry);
+* ``unrank``: the position at a random slot of the sector (slots in increasing order,
+  as a level pass meets its frontier);
+* ``unmoves``: ``gen_unmoves``, all quiet predecessors of a position;
+* ``successors``: ``gen_successors`` as the init pass calls it (quiet moves counted).
 
 Usage: ``python benchmarks/bench_index.py [--variant nine] [--shapes 3-9,9-3,6-6,3-3]``.
 """
@@ -34,6 +38,15 @@ from solver.indexing import (  # noqa: E402
     index_tables,
     mover_class,
     permute,
+    sector_slots,
+    unrank,
+)
+from solver.movegen import (  # noqa: E402
+    MAX_MOVES,
+    MAX_UNMOVES,
+    gen_successors,
+    gen_unmoves,
+    rule_tables,
 )
 from solver.sectors import parse_sector  # noqa: E402
 from solver.variants import get_variant  # noqa: E402
@@ -61,6 +74,40 @@ def _time_free_rank(T, c, others):
     total = 0
     for i in range(len(others)):
         total += free_rank(T, c, others[i])
+    return total
+
+
+@njit(cache=True)
+def _time_unrank(T, W, B, slots):
+    total = 0
+    for i in range(len(slots)):
+        mover, other = unrank(T, W, B, slots[i])
+        total += mover ^ other
+    return total
+
+
+@njit(cache=True)
+def _time_unmoves(R, B, movers, others):
+    out_mover = np.empty(MAX_UNMOVES, np.int64)
+    out_other = np.empty(MAX_UNMOVES, np.int64)
+    total = 0
+    for i in range(len(movers)):
+        total += gen_unmoves(R, movers[i], others[i], B, out_mover, out_other)
+        total += out_mover[0]
+    return total
+
+
+@njit(cache=True)
+def _time_successors(R, T, W, B, movers, others):
+    out_mover = np.empty(MAX_MOVES, np.int64)
+    out_other = np.empty(MAX_MOVES, np.int64)
+    out_kind = np.empty(MAX_MOVES, np.int64)
+    total = 0
+    for i in range(len(movers)):
+        quiet_class = mover_class(T, B, others[i])[0]
+        n, quiet = gen_successors(R, movers[i], others[i], W, 0, T.class_stab[quiet_class] == 0,
+                                  out_mover, out_other, out_kind)
+        total += n + quiet + out_mover[0]
     return total
 
 
@@ -102,10 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     numba.set_num_threads(1)
     T = index_tables(variant.board, variant.stones)
+    R = rule_tables(variant)
     print(f"{variant.name}, {args.count:,} random positions per shape, one thread, "
           f"best of {args.repeats}")
-    print("| shape | canonical_index ns | mover part ns | free_rank ns |")
-    print("|---|---|---|---|")
+    print("| shape | canonical_index ns | mover part ns | free_rank ns | unrank ns "
+          "| unmoves ns | successors ns |")
+    print("|---|---|---|---|---|---|---|")
     for W, B in shapes:
         movers, others = random_positions(variant.board.n, W, B, args.count)
         # free_rank alone: B-stone sets on the free points of a class without symmetry
@@ -120,7 +169,13 @@ def main(argv: list[str] | None = None) -> int:
         mover = nanoseconds(_time_mover_part, (T, W, movers, others), args.count,
                             args.repeats)
         rank = nanoseconds(_time_free_rank, (T, c, free_others), args.count, args.repeats)
-        print(f"| {W}-{B} | {whole:.1f} | {mover:.1f} | {rank:.1f} |", flush=True)
+        slots = np.sort(rng.integers(0, sector_slots(T, W, B), args.count))
+        unranked = nanoseconds(_time_unrank, (T, W, B, slots), args.count, args.repeats)
+        unmoves = nanoseconds(_time_unmoves, (R, B, movers, others), args.count, args.repeats)
+        successors = nanoseconds(_time_successors, (R, T, W, B, movers, others), args.count,
+                                 args.repeats)
+        print(f"| {W}-{B} | {whole:.1f} | {mover:.1f} | {rank:.1f} | {unranked:.1f} "
+              f"| {unmoves:.1f} | {successors:.1f} |", flush=True)
     return 0
 
 

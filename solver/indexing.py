@@ -30,6 +30,7 @@ IndexTables = namedtuple(
     [
         "n",  # number of board points
         "binom",  # binom[n, k], int64
+        "binom_t",  # binom_t[k, n] = binom[n, k]: unrank scans one k along n
         "sym_bytes",  # [g, byte, value] -> image mask
         "rank_off",  # rank_off[W]: offset of the W-stone sets in rank_class / rank_sym
         "rank_class",  # global class id of each mover set, by colex rank
@@ -116,13 +117,18 @@ def unrank(T, W, B, idx):
     cl = idx // per_class
     r = idx - cl * per_class
     c = T.class_off[W] + cl
+    free = T.n - W
     other = 0
-    x = T.n - W
     for i in range(B, 0, -1):
-        x -= 1
-        while T.binom[x, i] > r:
-            x -= 1
-        r -= T.binom[x, i]
+        # the i-th free point is the largest x with C(x, i) <= r, and lies in
+        # [i - 1, free - B + i - 1]: counting the fitting x with a fixed number of
+        # comparisons replaces a search loop whose exit the CPU mispredicts (the search
+        # cost 40-60 % of unranking a random slot of 6-6 or 8-8)
+        row = T.binom_t[i]
+        x = i - 1
+        for j in range(i, free - B + i):
+            x += row[j] <= r
+        r -= row[x]
         other |= np.int64(1) << T.class_freepts[c, x]
     return T.class_mask[c], other
 
@@ -220,8 +226,9 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
         rows = slice(class_off[w], class_off[w + 1])
         points = np.nonzero(free[rows])[1].reshape(-1, n - w)
         class_freepts[rows, : n - w] = points
+    binom_t = np.ascontiguousarray(binom.T)
     return IndexTables(
-        n, binom, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        n, binom, binom_t, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
         class_stab, class_freepos, class_freepts,
     )
 
