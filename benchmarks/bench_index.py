@@ -52,7 +52,9 @@ from solver.sectors import parse_sector  # noqa: E402
 from solver.variants import get_variant  # noqa: E402
 
 
-@njit(cache=True)
+# not cached on disk (cache=True): Numba would key these on this file alone and keep
+# stale copies of the solver functions they inline (see solver.kernelcache)
+@njit
 def _time_canonical_index(T, W, B, movers, others):
     total = 0
     for i in range(len(movers)):
@@ -60,7 +62,7 @@ def _time_canonical_index(T, W, B, movers, others):
     return total
 
 
-@njit(cache=True)
+@njit
 def _time_mover_part(T, W, movers, others):
     total = 0
     for i in range(len(movers)):
@@ -69,7 +71,7 @@ def _time_mover_part(T, W, movers, others):
     return total
 
 
-@njit(cache=True)
+@njit
 def _time_free_rank(T, c, others):
     total = 0
     for i in range(len(others)):
@@ -77,7 +79,7 @@ def _time_free_rank(T, c, others):
     return total
 
 
-@njit(cache=True)
+@njit
 def _time_unrank(T, W, B, slots):
     total = 0
     for i in range(len(slots)):
@@ -86,7 +88,7 @@ def _time_unrank(T, W, B, slots):
     return total
 
 
-@njit(cache=True)
+@njit
 def _time_unmoves(R, B, movers, others):
     out_mover = np.empty(MAX_UNMOVES, np.int64)
     out_other = np.empty(MAX_UNMOVES, np.int64)
@@ -97,7 +99,7 @@ def _time_unmoves(R, B, movers, others):
     return total
 
 
-@njit(cache=True)
+@njit
 def _time_successors(R, T, W, B, movers, others):
     out_mover = np.empty(MAX_MOVES, np.int64)
     out_other = np.empty(MAX_MOVES, np.int64)

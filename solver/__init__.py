@@ -5,6 +5,13 @@ The public API: ``Variant``/``get_variant``, ``Position``, ``Move``, ``Game``,
 """
 
 import os
+from pathlib import Path
+
+from .kernelcache import drop_stale_kernels
+
+# before any kernel module is imported: their cached machine code must match every
+# source they inline, not only their own file (see kernelcache)
+drop_stale_kernels(Path(__file__).resolve().parent)
 
 # Numba's default OpenMP layer costs ~20 ms per parallel call here (DESIGN §9); the
 # solver makes hundreds of short parallel calls per twin, so use the workqueue layer

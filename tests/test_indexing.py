@@ -13,7 +13,7 @@ from solver.board import BOARDS
 from solver.indexing import canonical_index, index_tables, sector_slots, unrank
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _round_trip_failures(T, W, B, n):
     """Slots whose position does not come back to the slot, excluding padding, and the
     number of canonical slots (those that do)."""
@@ -87,7 +87,7 @@ def test_every_slot_round_trips_and_canonical_count_matches_burnside(board_name,
     assert canonical == burnside_orbits(board, W, B)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def _canonical_in_stabilized_classes(T, W, B):
     """Canonical slots of the classes whose mover set has a non-trivial stabilizer (the
     only classes with padding), and how many classes have a trivial one."""
