@@ -122,8 +122,8 @@ def unrank(T, W, B, idx):
     for i in range(B, 0, -1):
         # the i-th free point is the largest x with C(x, i) <= r, and lies in
         # [i - 1, free - B + i - 1]: counting the fitting x with a fixed number of
-        # comparisons replaces a search loop whose exit the CPU mispredicts (the search
-        # cost 40-60 % of unranking a random slot of 6-6 or 8-8)
+        # comparisons replaces a search loop whose exit the CPU mispredicts (random 6-6
+        # slots, bench_index.py: 136 and 105 ns before, 85 and 95 ns after)
         row = T.binom_t[i]
         x = i - 1
         for j in range(i, free - B + i):
