@@ -59,9 +59,11 @@ def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | No
         click.echo(json.dumps(report.to_dict()))
     else:
         failed = sum(not r.ok for r in report.sectors)
-        verdict = "OK" if report.ok else f"FAILED in {failed} of {len(report.sectors)} sectors"
+        count = len(report.sectors)
+        sectors = f"{count} sector" + ("" if count == 1 else "s")
+        verdict = "OK" if report.ok else f"FAILED in {failed} of {sectors}"
         click.echo(
-            f"{verdict}: {report.variant}, {len(report.sectors)} sectors, "
+            f"{verdict}: {report.variant}, {sectors}, "
             f"{report.positions:,} positions in {report.seconds:.1f} s "
             f"({report.positions_per_second:,.0f} positions/s)"
         )

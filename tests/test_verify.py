@@ -139,6 +139,8 @@ def test_cli_ok_lines_and_json(table_paths):
     lines = result.output.splitlines()
     assert sum(line.startswith("OK    ") for line in lines) == 4
     assert lines[-1].startswith("OK: six, 4 sectors, 117,240 positions")
+    one = run(path, "--sector", "4-3-0-0")
+    assert one.exit_code == 0 and one.output.splitlines()[-1].startswith("OK: six, 1 sector, ")
     result = run(path, "--json", "--sector", "4-3-0-0", "--threads", "1")
     assert result.exit_code == 0, result.output
     facts = json.loads(result.output)
