@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import njit
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
@@ -21,12 +20,7 @@ def popcount(typingctx, x):
     return x(x), codegen
 
 
-@njit(inline="always")
-def lowest_bit_index(mask):
-    return trailing_zeros(mask)
-
-
-__all__ = ["atomic_decrement", "popcount", "prefetch", "lowest_bit_index", "trailing_zeros"]
+__all__ = ["atomic_decrement", "popcount", "prefetch", "trailing_zeros"]
 
 
 def _array_and_index(array, index) -> bool:
