@@ -84,20 +84,17 @@ def mills_closed_at(R, stones, t):
 
 
 @njit(cache=True, inline="always")
-def has_mill(R, stones):
-    for mm in R.mill_masks:
-        if (stones & mm) == mm:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def mill_points(R, stones):
     """Points of ``stones`` that stand in a complete mill (no branch per mill)."""
     in_mills = 0
     for mm in R.mill_masks:
         in_mills |= mm if (stones & mm) == mm else 0
     return in_mills
+
+
+@njit(cache=True, inline="always")
+def has_mill(R, stones):
+    return mill_points(R, stones) != 0
 
 
 @njit(cache=True, inline="always")
