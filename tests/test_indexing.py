@@ -3,6 +3,7 @@ against Burnside's lemma (an independent count of symmetry orbits)."""
 
 from __future__ import annotations
 
+from itertools import combinations
 from math import comb
 
 import numpy as np
@@ -137,3 +138,53 @@ def test_symmetric_positions_share_a_slot():
             m = sum(1 << int(perm[p]) for p in range(24) if (mover >> p) & 1)
             o = sum(1 << int(perm[p]) for p in range(24) if (other >> p) & 1)
             assert canonical_index(T, 5, 6, m, o) == idx
+
+
+def _canonical_masks(board, W):
+    """The canonical W-stone sets in numeric order (their class ids), with numpy: every
+    set's images under the symmetries, kept where the set is the smallest of them."""
+    points = np.array(list(combinations(range(board.n), W)), dtype=np.int64).reshape(-1, W)
+    masks = (np.int64(1) << points).sum(axis=1)
+    smallest = masks.copy()
+    for perm in board.symmetries:
+        images = (np.int64(1) << np.asarray(perm, dtype=np.int64)[points]).sum(axis=1)
+        smallest = np.minimum(smallest, images)
+    return np.sort(masks[smallest == masks])
+
+
+def _reference_index(board, canonical_masks, W, B, mover, other):
+    """The slot of (mover, other) as the table format defines it (DESIGN §3), in plain
+    Python: class of the smallest mover image, times C(n - W, B), plus the smallest colex
+    rank among the free points of the other set's images under the symmetries giving it."""
+
+    def image(perm, mask):
+        return sum(1 << int(perm[p]) for p in range(board.n) if (mask >> p) & 1)
+
+    canon = min(image(perm, mover) for perm in board.symmetries)
+    free = [p for p in range(board.n) if not (canon >> p) & 1]
+    ranks = []
+    for perm in board.symmetries:
+        if image(perm, mover) == canon:
+            o = image(perm, other)
+            ranks.append(sum(comb(free.index(p), i + 1)
+                             for i, p in enumerate(q for q in free if (o >> q) & 1)))
+    cls = int(np.searchsorted(canonical_masks, canon))
+    assert canonical_masks[cls] == canon
+    return cls * comb(board.n - W, B) + min(ranks)
+
+
+@pytest.mark.parametrize("board_name,W,B", [("nine", 9, 8), ("nine", 8, 9), ("nine", 3, 9),
+                                            ("six", 5, 4), ("three", 3, 2)])
+def test_index_follows_the_table_format(board_name, W, B):
+    """Tables written by earlier versions stay readable only if every position keeps its
+    slot: check the kernel against an independent reading of the format."""
+    board = BOARDS[board_name]
+    T = index_tables(board, {24: 9, 16: 6, 9: 3}[board.n])
+    masks = _canonical_masks(board, W)
+    rng = np.random.default_rng(W * 10 + B)
+    for _ in range(300):
+        points = rng.permutation(board.n)
+        mover = sum(1 << int(p) for p in points[:W])
+        other = sum(1 << int(p) for p in points[W : W + B])
+        expected = _reference_index(board, masks, W, B, mover, other)
+        assert canonical_index(T, W, B, mover, other) == expected
