@@ -157,7 +157,8 @@ def solve_group(
         events, marks = List(), List()
         for k in range(len(group)):
             events.append(block_events(vals[k], trig[k]))
-            marks.extend([np.zeros(len(events[k]), np.uint16) for _ in range(2)])
+            for _ in range(2):  # append: extend() takes a reflected list, which Numba deprecates
+                marks.append(np.zeros(len(events[k]), np.uint16))
         c = 2
         while True:
             written = sum(
