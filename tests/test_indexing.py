@@ -1,5 +1,6 @@
-"""The symmetry-reduced index: round trips, padding, and canonical counts checked
-against Burnside's lemma (an independent count of symmetry orbits)."""
+"""The symmetry-reduced index: round trips, padding, canonical counts checked against
+Burnside's lemma (an independent count of symmetry orbits), and slots checked against an
+independent reading of the table format."""
 
 from __future__ import annotations
 
