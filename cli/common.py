@@ -1,31 +1,28 @@
-"""Helpers shared by the ``morris`` sub-commands: user input to solver objects, with
-every user error turned into one line and a non-zero exit."""
+"""Helpers shared by the ``morris`` sub-commands: user input to solver objects. Errors
+are ``MorrisError``s, which ``cli.main`` prints as one line with a non-zero exit."""
 
 from __future__ import annotations
 
 import click
 
-from solver.errors import MorrisError
+from solver.errors import MorrisError, PositionError
 from solver.position import Position
 from solver.sectors import Sector, parse_sector
 from solver.variants import Variant, get_variant
 
 
 def load_variant(name: str) -> Variant:
-    """The named variant, or a ``ClickException`` naming the known ones."""
-    try:
-        return get_variant(name)
-    except MorrisError as err:
-        raise click.ClickException(str(err)) from None
+    """The named variant; an unknown name raises a ``MorrisError`` naming the known ones."""
+    return get_variant(name)
 
 
 def load_position(variant_name: str, text: str) -> Position:
     """Position text or a move list from the start, parsed for the named variant."""
-    variant = load_variant(variant_name)
+    variant = get_variant(variant_name)
     try:
         return Position.parse(text, variant)
     except MorrisError as err:
-        raise click.ClickException(f"bad position {text!r}: {err}") from None
+        raise PositionError(f"bad position {text!r}: {err}") from None
 
 
 def parse_sector_option(text: str | None) -> Sector | None:

@@ -1,8 +1,11 @@
 """The ``morris`` command: a thin layer over the ``solver`` API.
 
-Each sub-command lives in its own module of this package and registers itself on
-``main``; ``COMMAND_MODULES`` lists them. User errors surface as one line and a
-non-zero exit (``click.ClickException``), never as a traceback.
+Each sub-command is a click command in a module of this package, registered in
+``COMMANDS`` by name. A module is imported only when its command runs or its help is
+asked for, so ``morris --help`` and ``morris show`` start without loading Numba and the
+kernels. ``MorrisGroup.invoke`` is the one place where user errors (``MorrisError``) and
+file errors (``OSError``, which h5py raises too) become one line and a non-zero exit,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -11,8 +14,54 @@ import importlib
 
 import click
 
+from solver.errors import MorrisError
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# name: (module, attribute, the line `morris --help` shows); in the order listed there
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "show": ("cli.show", "show", "A position's diagram, phase and legal moves (no tables)."),
+    "solve": ("cli.solve", "solve_command", "Solve a variant into a table file (resumable)."),
+    "info": ("cli.info", "info_command", "What a table file holds, sector by sector."),
+    "probe": ("cli.probe", "probe", "A position's value and every move's value."),
+    "bestmove": ("cli.probe", "bestmove", "One perfect move in a position."),
+    "value": ("cli.value", "value", "The value of a variant's start position."),
+    "play": ("cli.play", "play", "Play against the engine, or two humans at one terminal."),
+    "verify": ("cli.verify", "verify", "Re-derive every stored value independently."),
+    "reproduce": ("cli.reproduce", "reproduce_command",
+                  "Solve, verify and compare with published results."),
+}
+
+
+def _one_line(err: OSError) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+class MorrisGroup(click.Group):
+    """The command group: lazy sub-commands from ``COMMANDS`` and the error boundary."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, attribute, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary) for name, (_, _, summary) in COMMANDS.items()])
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except MorrisError as err:
+            raise click.ClickException(str(err)) from None
+        except OSError as err:
+            raise click.ClickException(_one_line(err)) from None
+
+
+@click.group(cls=MorrisGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="morris-tablebase")
 def main() -> None:
     """Strongly solve the Mill family of games and play perfectly from the tables.
@@ -29,9 +78,3 @@ def main() -> None:
     "W:<points> B:<points> <w|b> [h:<white in hand>,<black in hand>]" or as a
     space-separated move list from the start.
     """
-
-
-COMMAND_MODULES = ("show", "solve", "info", "probe", "value", "play", "verify", "reproduce")
-
-for _name in COMMAND_MODULES:
-    importlib.import_module(f"cli.{_name}")

@@ -18,8 +18,7 @@ from solver.rules import Move, phase
 from solver.values import Result
 
 from .common import load_variant
-from .main import main
-from .probe import db_option, echo_evaluation, open_tablebase, table_errors
+from .probe import db_option, echo_evaluation, open_tablebase
 
 STRENGTHS = ("perfect", "strong", "easy")
 HELP = """Commands:
@@ -81,8 +80,7 @@ class Session:
         while (end := game.outcome()) is None:
             pos = game.position
             if pos.white_to_move not in self.humans:
-                with table_errors():
-                    move = self.engine.choose(game)
+                move = self.engine.choose(game)
                 click.echo(f"Engine ({pos.mover_name}) plays {move.text(pos.board)}")
                 game.play(move)
                 continue
@@ -149,7 +147,7 @@ class Session:
                 return
 
 
-@main.command()
+@click.command()
 @click.argument("variant")
 @db_option
 @click.option(
@@ -192,8 +190,7 @@ def play(
         session = Session(game, {True, False}, None, db)
     else:
         tb = open_tablebase(v, db)
-        with table_errors():
-            tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
+        tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
         engine = Engine(tb, strength, random.Random(seed))
         session = Session(game, {color == "white"}, engine, tb)
     click.echo(f"{v.name}: type a move, '?' to evaluate, 'help' or 'quit'.")

@@ -10,10 +10,9 @@ from solver.rules import legal_moves, phase, terminal
 from solver.values import Result
 
 from .common import load_position
-from .main import main
 
 
-@main.command()
+@click.command()
 @click.argument("variant")
 @click.argument("position", default="")
 @click.option("--json", "as_json", is_flag=True, help="Print the same facts as one JSON object.")

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import click
 
-from solver.errors import MorrisError
 from solver.verify import SectorResult, sector_name, verify_table
 
 from .common import parse_sector_option
-from .main import main
 
 
 def _echo_result(result: SectorResult) -> None:
@@ -31,7 +29,7 @@ def _echo_result(result: SectorResult) -> None:
         click.echo(f"      {problem}")
 
 
-@main.command()
+@click.command()
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--sector", "sector_text", metavar="W-B-WF-BF", help="Verify only this sector.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
@@ -45,16 +43,13 @@ def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | No
     match a recount. Exits non-zero on any discrepancy.
     """
     sector = parse_sector_option(sector_text)
-    try:
-        report = verify_table(
-            path,
-            sector,
-            progress=True,
-            threads=threads,
-            on_sector=None if as_json else _echo_result,
-        )
-    except MorrisError as err:
-        raise click.ClickException(str(err)) from None
+    report = verify_table(
+        path,
+        sector,
+        progress=True,
+        threads=threads,
+        on_sector=None if as_json else _echo_result,
+    )
     if as_json:
         click.echo(json.dumps(report.to_dict()))
     else:
