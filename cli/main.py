@@ -57,6 +57,8 @@ class MorrisGroup(click.Group):
             return super().invoke(ctx)
         except MorrisError as err:
             raise click.ClickException(str(err)) from None
+        except BrokenPipeError:
+            raise  # the reader of the output went away (`morris ... | head`): no file error
         except OSError as err:
             raise click.ClickException(_one_line(err)) from None
 

@@ -1,10 +1,15 @@
-"""Published results (``data/known_results.toml``) and the check of a table against them."""
+"""Published results and the check of a table against them.
+
+The results live in ``known_results.toml`` next to this module, shipped as package data
+and read with ``importlib.resources``, so ``morris reproduce`` works from any folder
+after a plain ``pip install``.
+"""
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
+from importlib import resources
 
 from .errors import MorrisError
 from .position import Position
@@ -12,7 +17,7 @@ from .probe import Tablebase
 from .sectors import parse_sector_key
 from .storage import TableFile
 
-KNOWN_RESULTS = Path(__file__).resolve().parent.parent / "data" / "known_results.toml"
+KNOWN_RESULTS = "known_results.toml"
 
 
 @dataclass
@@ -26,12 +31,13 @@ class Check:
         return self.expected == self.found
 
 
-def known_results(path: Path = KNOWN_RESULTS) -> dict:
+def known_results() -> dict:
+    """The published results the package ships, by variant name."""
+    source = resources.files(__package__) / KNOWN_RESULTS
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(source.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise MorrisError(f"no list of known results at {path}") from None
+        raise MorrisError(f"no list of known results at {source}") from None
 
 
 def check_against_known(tb: Tablebase, known: dict | None = None) -> list[Check]:
