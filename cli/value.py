@@ -10,7 +10,7 @@ from tqdm import tqdm
 
 from solver.position import Position
 from solver.probe import DEFAULT_CACHE_BYTES
-from solver.search import DEFAULT_TT_ENTRIES, SearchResult, search_start_value
+from solver.search import DEFAULT_TT_ENTRIES, Metric, SearchResult, search_value
 from solver.values import Result, Value
 from solver.variants import Variant
 
@@ -31,9 +31,11 @@ def start_value_by_search(
     db: Path | None,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     tt_entries: int = DEFAULT_TT_ENTRIES,
+    metric: Metric = "wdl",
 ) -> SearchResult:
     """The start position's value by alpha-beta over the placement phase, reading only
-    the moving-phase tables (Gasser's route; an independent check of the tables')."""
+    the moving-phase tables (Gasser's route; an independent check of the tables'):
+    win, draw or loss, or with ``metric="dtm"`` also the distance."""
     tb = open_tablebase(variant, db, cache_bytes)
     with table_errors(), tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
 
@@ -41,15 +43,17 @@ def start_value_by_search(
             bar.update(nodes - bar.n)
             bar.set_postfix_str(f"{tt_entries:,} positions in the transposition table")
 
-        return search_start_value(tb, max_tt_entries=tt_entries, progress=progress)
+        return search_value(tb, metric=metric, max_tt_entries=tt_entries, progress=progress)
 
 
 def describe(variant: Variant, value: Value) -> str:
-    """E.g. ``three: first player wins in 9 plies`` or ``six: draw``."""
+    """E.g. ``three: first player wins in 9 plies``, ``three: first player wins`` (no
+    distance known) or ``six: draw``."""
     if value.result is Result.DRAW:
         return f"{variant.name}: draw"
     verb = "wins" if value.result is Result.WIN else "loses"
-    return f"{variant.name}: first player {verb} in {value.plies} plies"
+    plies = "" if value.plies is None else f" in {value.plies} plies"
+    return f"{variant.name}: first player {verb}{plies}"
 
 
 @main.command()
@@ -59,13 +63,21 @@ def describe(variant: Variant, value: Value) -> str:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print variant, result and plies (with --search also nodes and seconds) as JSON.",
+    help="Print variant, result and plies (with --search also nodes and seconds) as JSON; "
+    "plies is null for a --search without --distance.",
 )
 @click.option(
     "--search",
     is_flag=True,
     help="Search the placement phase (alpha-beta) over the moving-phase tables instead of "
-    "reading the placement tables; also reports nodes searched and time.",
+    "reading the placement tables; proves win, draw or loss only (add --distance for "
+    "the length of the game) and reports nodes searched and time.",
+)
+@click.option(
+    "--distance",
+    is_flag=True,
+    help="With --search: also find the distance in plies (exact depth-to-win search; "
+    "far more nodes than win/draw/loss, e.g. for checking late placement positions).",
 )
 @click.option(
     "--cache-gib",
@@ -86,18 +98,28 @@ def describe(variant: Variant, value: Value) -> str:
     "bytes each); a table that fills up makes the search repeat work.",
 )
 def value(
-    variant: str, db: Path | None, as_json: bool, search: bool, cache_gib: float, tt_entries: int
+    variant: str,
+    db: Path | None,
+    as_json: bool,
+    search: bool,
+    distance: bool,
+    cache_gib: float,
+    tt_entries: int,
 ) -> None:
-    """Print the value of VARIANT's start position for the first player (White), with
-    the length of the game under perfect play, from the tables or (--search) by a
+    """Print the value of VARIANT's start position for the first player (White): from
+    the tables, with the length of the game under perfect play, or (--search) by a
     search that needs only the moving-phase tables."""
+    if distance and not search:
+        raise click.UsageError("--distance goes with --search (the tables always hold it)")
     v = load_variant(variant)
     if not search:
         result = start_value_from_tables(v, db)
         facts = {"variant": v.name, **value_json(result)}
         click.echo(json.dumps(facts) if as_json else describe(v, result))
         return
-    found = start_value_by_search(v, db, int(cache_gib * 2**30), tt_entries)
+    found = start_value_by_search(
+        v, db, int(cache_gib * 2**30), tt_entries, "dtm" if distance else "wdl"
+    )
     if as_json:
         facts = {"variant": v.name, **value_json(found.value)}
         click.echo(json.dumps({**facts, "nodes": found.nodes, "seconds": round(found.seconds, 3)}))

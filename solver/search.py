@@ -1,14 +1,24 @@
-"""The start position's value by search (Gasser's route): alpha-beta over the placement
-phase, the moving-phase tables at the leaves.
+"""The value of a placement position by search (Gasser's route): alpha-beta over the
+placement phase, the moving-phase tables at the leaves.
 
 This needs only the moving-phase sectors, not the placement ones, and is an independent
-check of the table route: both must give the same value *and* distance (DESIGN §4).
+check of the table route (DESIGN §4). Two metrics: ``"wdl"`` proves only win, draw or
+loss (what the start position's value needs, and far cheaper), ``"dtm"`` also the
+distance, which must equal the tables' (it checks the distances of late placement
+positions).
 
-Scores make the value order of ``Value.sort_key`` an integer order, larger is better for
-the side to move: win in p -> ``BIG - p``, draw -> 0, loss in p -> ``p - BIG``. A move's
-score for the side that plays it is ``_back(child score)``: the negation, one ply further
-from the end. ``_back`` is strictly decreasing on scores, so negamax with fail-soft
-alpha-beta stays exact; ``_forward`` turns the parent's window into the child's.
+Scores are integers, larger is better for the side to move. WDL: win 1, draw 0, loss -1,
+and a move scores the negation of its successor. DTM: the order of ``Value.sort_key``,
+win in p -> ``BIG - p``, draw -> 0, loss in p -> ``p - BIG``, and a move scores
+``_back(successor)``: the negation, one ply further from the end. ``_back`` is strictly
+decreasing on scores, so negamax with fail-soft alpha-beta stays exact; ``_forward``
+turns the parent's window into the child's. Both metrics run the same kernel.
+
+The root's window is (-1, 1): no score lies strictly between a draw and the nearest win
+or loss, so this asks "draw, or better or worse?" and a drawing move found makes every
+sibling a null-window test ("does this one win?"). WDL is done then; DTM searches again
+with an open window for the distance when the result is not a draw, reusing the stored
+bounds.
 
 The whole search is one Numba kernel (a Python loop with a dict ran about 70,000 nodes
 a second on Nine Men's Morris and its table took 125 bytes an entry). Nodes are keyed
@@ -16,10 +26,9 @@ in the transposition table by sector and ``canonical_index`` (one entry per symm
 class) and hold ``(lower, upper)`` bounds on the score: an open-addressing table of two
 int64 words a slot, grown by doubling up to ``max_tt_entries`` at three quarters full.
 Successors come from ``movegen.gen_moves`` (the solver's own move generator), ordered
-for early cut-offs: mills first, then blocks of the opponent's mills (a third fewer
-nodes than mills first alone on Six Men's Morris). Every moving-phase sector the search
-can reach is held in memory (Nine Men's Morris: 8.6 GiB as bytes, see
-``probe.compact_codes``), whatever the probe cache's size: leaves are everywhere.
+for early cut-offs (``_rank``). Every moving-phase sector the search can reach is held
+in memory (Nine Men's Morris: 8.6 GiB as bytes, see ``probe.compact_codes``), whatever
+the probe cache's size: leaves are everywhere.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from numba import njit
@@ -44,21 +54,28 @@ from .sectors import Sector, is_moving, sector_key, successors
 from .storage import TableFile
 from .values import PAD, Result, Value
 
+Metric = Literal["wdl", "dtm"]
 BIG = 1 << 20  # larger than any distance, so win and loss scores never reach 0
 _INF = BIG + 1  # beyond every score: the root's open window
-WIN_IN_1 = BIG - 1  # the best score a position not yet over can have
+WIN_IN_1 = BIG - 1  # the best DTM score a position not yet over can have
 _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its player
 DEFAULT_TT_ENTRIES = 100_000_000  # at most 2.1 GB: 16 bytes a slot, slots <= 4/3 entries
 _MIN_TT_SLOTS = 1 << 12
 # Slots of the int64 array the kernel and the Python side share while the search runs.
 _NODES, _ENTRIES, _STOP, _DAMAGED, _MISSING = range(5)
+# Rows of a ply's move buffer: the generator's output (0-2), the successors in search
+# order (mover, other, stones removed or _WIN_NOW), their keys, scratch for the sort.
+_GEN, _SUCC_MOVER, _SUCC_OTHER, _SUCC_KIND, _SUCC_KEY, _RANK, _PERM = 0, 3, 4, 5, 6, 7, 8
+_MOVE_ROWS = 9
+DEFAULT_ORDER = 1  # mills, then blocks (see _rank)
+DEFAULT_ETC_PLIES = 99  # off
 
 
 @dataclass(frozen=True)
 class SearchResult:
     """What a search found and what it cost (the CLI reports nodes and seconds)."""
 
-    value: Value  # for the side to move in the searched position
+    value: Value  # for the side to move in the searched position; plies None for WDL
     nodes: int  # search calls: placement nodes, table leaves and transposition hits
     seconds: float  # all of it, loading the tables included
     tt_entries: int  # canonical positions in the transposition table at the end
@@ -66,7 +83,7 @@ class SearchResult:
 
 
 def score_of(value: Value) -> int:
-    """The integer that orders like ``Value.sort_key`` (larger is better)."""
+    """The DTM score: the integer that orders like ``Value.sort_key`` (larger is better)."""
     if value.result is Result.DRAW:
         return 0
     return BIG - value.plies if value.result is Result.WIN else value.plies - BIG
@@ -81,7 +98,7 @@ def value_of(score: int) -> Value:
 
 @njit(cache=True, inline="always")
 def _back(score: int) -> int:
-    """The score for the mover of a move whose successor scores ``score`` for the
+    """The DTM score for the mover of a move whose successor scores ``score`` for the
     opponent: ``score_of(value_of(score).after_move())``."""
     return 1 - score if score > 0 else -1 - score if score < 0 else 0
 
@@ -92,6 +109,18 @@ def _forward(bound: int) -> int:
     ``s <= _forward(bound)`` exactly when ``-_back(s) <= bound``, and likewise with ``>=``
     (tested over all bounds near 0 and near the ends)."""
     return bound + 1 if bound > 0 else bound - 1 if bound < 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _neg(score, wdl):
+    """A move's score for its player from its successor's score."""
+    return -score if wdl else _back(score)
+
+
+@njit(cache=True, inline="always")
+def _fwd(bound, wdl):
+    """``_forward`` of the metric: the child's bound for a negated parent bound."""
+    return bound if wdl else _forward(bound)
 
 
 @njit(cache=True, inline="always")
@@ -109,50 +138,94 @@ def _canonical_key(W, B, WF, BF, mover, other, *tables):
     return _pack(W, B, WF, BF, canonical_index(T, W, B, mover, other))
 
 
+@njit(cache=True, inline="always")
+def _open_twos(R, stones, empty):
+    """The empty points that would complete a mill of ``stones`` (its gaps)."""
+    points = 0
+    for mm in R.mill_masks:
+        gap = mm & ~stones
+        if gap & empty and gap & (gap - 1) == 0:
+            points |= gap
+    return points
+
+
+@njit(cache=True, inline="always")
+def _in_two(R, stones, empty, p):
+    """Whether stone ``p`` of ``stones`` is one of the two of a mill whose gap is empty."""
+    for mm in R.point_mills[p]:
+        gap = mm & ~stones
+        if mm != 0 and gap & empty and gap & (gap - 1) == 0:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _rank(R, mover, other, succ_mover, succ_other, kind, order, history, killer):
+    """A successor's place in the search order, smaller first. Always first: moves that
+    close a mill (or a line of three). ``order`` adds, as bits: 32 the last placement
+    that cut off at this ply (``killer``) next; 1 moves that fill the gap of an
+    opponent's two-stone mill next; 4 then moves that make a two-stone mill of one's
+    own first; 16 then points by ``history`` (cut-offs they caused, weighted by the
+    stones left in hand); 2 then points by neighbour count; 8 captures taking stones of
+    the opponent's two-stone mills first, then by their neighbour count."""
+    placed = succ_other & ~mover
+    t = trailing_zeros(placed)
+    empty = R.full & ~(mover | other)
+    category = 0
+    if kind == 0:
+        category = 3
+        if order & 32 and t == killer:
+            category = 1
+        elif order & 1 and placed & _open_twos(R, other, empty):
+            category = 2
+    rank = np.int64(category) << 56
+    if order & 4:
+        rest = empty & ~placed
+        if _open_twos(R, succ_other, rest) & ~_open_twos(R, mover, rest) == 0:
+            rank += np.int64(1) << 52
+    if order & 16:
+        rank += ((np.int64(1) << 40) - 1 - min(history[t], (np.int64(1) << 40) - 1)) << 8
+    if order & 2:
+        rank += (15 - min(popcount(R.adjacency[t]), 15)) << 4
+    if order & 8 and kind > 0:
+        r = trailing_zeros(other & ~succ_mover)
+        rank += (0 if _in_two(R, other, empty, r) else 8) + 7 - min(popcount(R.adjacency[r]), 7)
+    return rank
+
+
 @njit(cache=True)
-def _expand(R, mover, other, W, WF, BF, moves):
+def _expand(R, mover, other, W, WF, BF, moves, order, history, killer):
     """Successors of a placement position (``WF > 0``, not over), side-swapped, in the
-    search's order: moves that close a mill (or a line of three), then moves that block
-    the opponent's two-stone mill, then the rest. ``moves`` rows: generator buffers
-    (0-2), then the ordered successors' mover (3), other (4) and stones removed (5), or
-    ``_WIN_NOW`` there when the move ends the game. Their keys wait for ``_child_key``:
-    after a cut-off most are never needed. Returns how many were written."""
-    count = gen_moves(R, mover, other, W, WF, moves[0], moves[1], moves[2])
-    rank = np.empty(count, np.int8)
-    for j in range(count):
-        rank[j] = 0 if moves[2, j] != 0 else 1 if _blocks(R, other, moves[1, j] & ~mover) else 2
+    search's order (``_rank``, ties in generator order) into the ``_SUCC_*`` rows of
+    ``moves``: mover, other and stones removed, or ``_WIN_NOW`` there when the move
+    ends the game. Their keys wait for ``_child_key``: after a cut-off most are never
+    needed. Returns how many were written."""
+    count = gen_moves(R, mover, other, W, WF, moves[_GEN], moves[_GEN + 1], moves[_GEN + 2])
+    rank, perm = moves[_RANK], moves[_PERM]
+    for j in range(count):  # insertion sort, stable: a few dozen moves at most, mostly
+        r = _rank(R, mover, other, moves[_GEN, j], moves[_GEN + 1, j], moves[_GEN + 2, j],
+                  order, history, killer)
+        i = j
+        while i > 0 and rank[i - 1] > r:
+            rank[i], perm[i] = rank[i - 1], perm[i - 1]
+            i -= 1
+        rank[i], perm[i] = r, j
     B = popcount(other)
-    written = 0
-    for r in range(3):
-        for j in range(count):
-            if rank[j] != r:
-                continue
-            kind = moves[2, j]
-            moves[3, written] = moves[0, j]
-            moves[4, written] = moves[1, j]
-            moves[5, written] = _WIN_NOW if kind == WIN_NOW or B - kind + BF < 3 else kind
-            written += 1
-    return written
+    for i in range(count):
+        j = perm[i]
+        kind = moves[_GEN + 2, j]
+        moves[_SUCC_MOVER, i] = moves[_GEN, j]
+        moves[_SUCC_OTHER, i] = moves[_GEN + 1, j]
+        moves[_SUCC_KIND, i] = _WIN_NOW if kind == WIN_NOW or B - kind + BF < 3 else kind
+    return count
 
 
 @njit(cache=True, inline="always")
 def _child_key(T, moves, j, W, B, WF, BF):
     """The key of successor ``j`` of ``_expand`` (not a ``_WIN_NOW`` one)."""
-    kind = moves[5, j]
-    index = canonical_index(T, B - kind, W + 1, moves[3, j], moves[4, j])
+    kind = moves[_SUCC_KIND, j]
+    index = canonical_index(T, B - kind, W + 1, moves[_SUCC_MOVER, j], moves[_SUCC_OTHER, j])
     return _pack(B - kind, W + 1, BF, WF - 1, index)
-
-
-@njit(cache=True, inline="always")
-def _blocks(R, other, placed):
-    """Whether the stone ``placed`` (a one-bit mask) fills the gap of a mill that
-    ``other`` has two stones of."""
-    t = trailing_zeros(placed)
-    for j in range(R.point_mills.shape[1]):
-        mm = R.point_mills[t, j]
-        if mm != 0 and (other & mm) == (mm & ~placed):
-            return True
-    return False
 
 
 # ---------------------------------------------------------------- transposition table
@@ -216,7 +289,7 @@ def _tt_put(tt_holder, key, lower, upper, state, max_entries):
 
 
 @njit(cache=True, inline="always")
-def _leaf(codes, width, key, state):
+def _leaf(codes, width, key, state, wdl):
     """The score of the moving-phase position ``key`` (its side to move) from its table."""
     W, B = (key >> 15) & 31, (key >> 10) & 31
     sector = codes[W * width + B]
@@ -229,6 +302,8 @@ def _leaf(codes, width, key, state):
         return 0
     if code == 0:
         return 0
+    if wdl:
+        return -1 if code & 1 else 1
     return code - 1 - BIG if code & 1 else BIG - (code - 1)  # lost (odd) or won in code-1
 
 
@@ -241,63 +316,83 @@ _KEY, _MOVER, _OTHER, _WF, _BF, _ALPHA, _BETA, _LOWER, _UPPER, _BEST, _CHILD_ALP
 
 
 @njit(cache=True, inline="always")
-def _enter(R, T, codes, width, tt, moves, frames, d, state, full_board_score):
+def _enter(R, T, codes, width, tt_holder, moves, frames, d, state, max_entries,
+           full_board_score, wdl, order, etc_plies, heur):
     """Start node ``d`` (its parameters are in ``frames[d]``). Returns ``(score, True)``
     if its score is known at once, else ``(0, False)`` with its children expanded into
     ``moves[d]`` and its frame ready to visit them."""
     f = frames[d]
     key, mover, other, WF, BF = f[_KEY], f[_MOVER], f[_OTHER], f[_WF], f[_BF]
+    alpha, beta = f[_ALPHA], f[_BETA]
+    top = 1 if wdl else WIN_IN_1
     if state[_STOP] != 0:
         return 0, True
     if WF == 0:  # a moving-phase leaf: from its table, kept out of the table
-        return _leaf(codes, width, key, state), True
+        return _leaf(codes, width, key, state, wdl), True
     W, B = popcount(mover), popcount(other)
     buf = moves[d]
     if WF == 1 and BF == 0:
-        # the last placement: every successor is a leaf, so score them all here and keep
+        # the last placement: every successor is a leaf, so score them here and keep
         # this ply out of the transposition table too (Six Men's Morris from the start:
         # 26,390 entries instead of 51,705 with leaves and this ply stored, 15 % more time)
-        count = _expand(R, mover, other, W, WF, BF, buf)
+        count = _expand(R, mover, other, W, WF, BF, buf, order, heur[(WF - BF) & 1],
+                        heur[2 + d, 0])
         if count == 0:
             return full_board_score, True
         best = -_INF
         for j in range(count):
-            if buf[5, j] == _WIN_NOW:
-                return WIN_IN_1, True
-            leaf = _leaf(codes, width, _child_key(T, buf, j, W, B, WF, BF), state)
-            best = max(best, _back(leaf))
+            if buf[_SUCC_KIND, j] == _WIN_NOW:
+                return top, True
+            leaf = _leaf(codes, width, _child_key(T, buf, j, W, B, WF, BF), state, wdl)
+            best = max(best, _neg(leaf, wdl))
+            if best >= beta or best == top:
+                break
         return best, True
+    tt = tt_holder[0]
     lower, upper = _tt_get(tt, key)
-    alpha, beta = f[_ALPHA], f[_BETA]
     if lower >= beta or lower == upper:
         return lower, True
     if upper <= alpha:
         return upper, True
-    count = _expand(R, mover, other, W, WF, BF, buf)
+    count = _expand(R, mover, other, W, WF, BF, buf, order, heur[(WF - BF) & 1],
+                        heur[2 + d, 0])
     if count == 0:  # a full board: nowhere to place
         return full_board_score, True
     alpha, beta = max(alpha, lower), min(beta, upper)
+    if WF + BF >= etc_plies:
+        # enhanced transposition cut-off: a successor already known to be bad enough for
+        # the opponent settles this node before any subtree is searched
+        for j in range(count):
+            if buf[_SUCC_KIND, j] == _WIN_NOW:
+                return top, True
+            child = _child_key(T, buf, j, W, B, WF, BF)
+            buf[_SUCC_KEY, j] = child
+            child_upper = _tt_get(tt, child)[1]
+            if child_upper != _INF and _neg(child_upper, wdl) >= beta:
+                score = _neg(child_upper, wdl)
+                _tt_put(tt_holder, key, score, upper, state, max_entries)
+                return score, True
     f[_ALPHA], f[_BETA], f[_LOWER], f[_UPPER] = alpha, beta, lower, upper
-    f[_BEST], f[_CHILD_ALPHA], f[_CHILD_BETA] = -_INF, _forward(-beta), _forward(-alpha)
+    f[_BEST], f[_CHILD_ALPHA], f[_CHILD_BETA] = -_INF, _fwd(-beta, wdl), _fwd(-alpha, wdl)
     f[_COUNT], f[_NEXT] = count, 0
     return 0, False
 
 
 @njit(cache=True, inline="always")
-def _consider(f, score):
+def _consider(f, score, wdl):
     """Take a child's score (for node ``f``'s side); True when it cuts the rest off."""
     if score > f[_BEST]:
         f[_BEST] = score
-        if score >= f[_BETA] or score == WIN_IN_1:
+        if score >= f[_BETA] or score == (1 if wdl else WIN_IN_1):
             return True
         if score > f[_ALPHA]:
-            f[_CHILD_BETA] = _forward(-score)
+            f[_CHILD_BETA] = _fwd(-score, wdl)
     return False
 
 
 @njit(cache=True, nogil=True)
 def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-             full_board_score):
+             full_board_score, wdl, order, etc_plies, heur):
     """Fail-soft negamax from the root in ``frames[0]`` (key, masks, hands, window): the
     exact score if it lies inside the window, else a bound on the side it fell out of."""
     d = 0
@@ -308,8 +403,8 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
         if entering:
             entering = False
             state[_NODES] += 1
-            score, known = _enter(R, T, codes, width, tt_holder[0], moves, frames, d, state,
-                                  full_board_score)
+            score, known = _enter(R, T, codes, width, tt_holder, moves, frames, d, state,
+                                  max_entries, full_board_score, wdl, order, etc_plies, heur)
             if known:
                 if d == 0:
                     return score
@@ -317,19 +412,27 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
                 returned = True
                 continue
         f = frames[d]
-        cut = _consider(f, _back(score)) if returned else False
+        cut = _consider(f, _neg(score, wdl), wdl) if returned else False
+        if cut:  # the child just searched refuted the opponent's last move
+            t = trailing_zeros(moves[d, _SUCC_OTHER, f[_NEXT] - 1] & ~f[_MOVER])
+            heur[(f[_WF] - f[_BF]) & 1, t] += np.int64(1) << (f[_WF] + f[_BF])
+            heur[2 + d, 0] = t
         returned = False
         while not cut and f[_NEXT] < f[_COUNT]:
             j = f[_NEXT]
             f[_NEXT] += 1
-            if moves[d, 5, j] == _WIN_NOW:
-                cut = _consider(f, WIN_IN_1)
+            if moves[d, _SUCC_KIND, j] == _WIN_NOW:
+                cut = _consider(f, 1 if wdl else WIN_IN_1, wdl)
                 continue
             child = frames[d + 1]
-            W, B = popcount(f[_MOVER]), popcount(f[_OTHER])
-            child[_KEY] = _child_key(T, moves[d], j, W, B, f[_WF], f[_BF])
-            child[_MOVER], child[_OTHER] = moves[d, 3, j], moves[d, 4, j]
-            child[_WF], child[_BF] = f[_BF], f[_WF] - 1
+            WF, BF = f[_WF], f[_BF]
+            if WF + BF >= etc_plies:  # computed by the transposition cut-off's pass
+                child[_KEY] = moves[d, _SUCC_KEY, j]
+            else:
+                W, B = popcount(f[_MOVER]), popcount(f[_OTHER])
+                child[_KEY] = _child_key(T, moves[d], j, W, B, WF, BF)
+            child[_MOVER], child[_OTHER] = moves[d, _SUCC_MOVER, j], moves[d, _SUCC_OTHER, j]
+            child[_WF], child[_BF] = BF, WF - 1
             child[_ALPHA], child[_BETA] = f[_CHILD_ALPHA], f[_CHILD_BETA]
             entering = True
             break
@@ -337,7 +440,7 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
             d += 1
             continue
         best, alpha, beta = f[_BEST], f[_ALPHA], f[_BETA]
-        if best == WIN_IN_1 or alpha < best < beta:
+        if best == (1 if wdl else WIN_IN_1) or alpha < best < beta:
             _tt_put(tt_holder, f[_KEY], best, best, state, max_entries)
         elif best <= alpha:
             _tt_put(tt_holder, f[_KEY], f[_LOWER], best, state, max_entries)
@@ -352,22 +455,20 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
 
 @njit(cache=True, nogil=True)
 def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_board_score,
-            *tables):
-    """The root's score (root parameters in ``frames[0]``). First only "draw, or better
-    or worse?" with the window (-1, 1): no score lies strictly between a draw and the
-    longest win or loss, so this is a null window around 0 and cuts far more than an
-    open one. A draw comes out exact; otherwise the open-window search for the distance
-    reuses the bounds stored."""
+            wdl, order, etc_plies, heur, *tables):
+    """The root's score (root parameters in ``frames[0]``): first with the window
+    (-1, 1), which settles WDL and a DTM draw; then, for a DTM win or loss, with an open
+    window for the distance (the first pass's bounds stay in the table)."""
     R, T = split_tables(tables)
     root = frames[0].copy()
     frames[0, _ALPHA], frames[0, _BETA] = -1, 1
     score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-                     full_board_score)
-    if score != 0:
+                     full_board_score, wdl, order, etc_plies, heur)
+    if score != 0 and not wdl:
         frames[0] = root
         frames[0, _ALPHA], frames[0, _BETA] = -_INF, _INF
         score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-                         full_board_score)
+                         full_board_score, wdl, order, etc_plies, heur)
     return score
 
 
@@ -418,24 +519,34 @@ def _sector_codes(tb: Tablebase, position: Position, width: int) -> List:
     return List([loaded.get((w, b), empty) for w in range(width) for b in range(width)])
 
 
-def search_start_value(
+def search_value(
     tb: Tablebase,
     position: Position | None = None,
     *,
+    metric: Metric = "wdl",
     max_tt_entries: int = DEFAULT_TT_ENTRIES,
     progress: Callable[[int, int], None] | None = None,
     progress_seconds: float = 1.0,
+    order: int = DEFAULT_ORDER,
+    etc_plies: int = DEFAULT_ETC_PLIES,
 ) -> SearchResult:
     """The value of ``position`` (default: the start) for the side to move, by alpha-beta
-    over the placement phase with the moving-phase tables of ``tb`` at the leaves. Raises
+    over the placement phase with the moving-phase tables of ``tb`` at the leaves: win,
+    draw or loss (``metric="wdl"``, plies None) or with the distance (``"dtm"``). Raises
     ``MissingSectorError`` up front if a moving-phase sector it may need is missing.
 
     The transposition table stops taking new positions at ``max_tt_entries`` (at most 21
     bytes each), which bounds memory at the price of repeated work: on Six Men's Morris
-    a cap at 3/4 of the 26,390 entries the search wants costs 12 times the nodes.
+    a cap at 3/4 of the entries the DTM search wants costs 12 times the nodes.
     ``progress`` is called about every ``progress_seconds`` and at the end, with the
     nodes so far and the table's size. The kernel runs in a worker thread, so Ctrl-C
-    stops it (``KeyboardInterrupt``) within a node."""
+    stops it (``KeyboardInterrupt``) within a node. ``order`` (bits, see ``_rank``) and
+    ``etc_plies`` (stones in both hands from which nodes look up all successors in the
+    table first) tune the search; the defaults gave the fewest nodes
+    (``benchmarks/bench_search.py``)."""
+    if metric not in ("wdl", "dtm"):
+        raise ValueError(f"metric must be 'wdl' or 'dtm', not {metric!r}")
+    wdl = metric == "wdl"
     variant = tb.variant
     if position is None:
         position = Position.start(variant)
@@ -445,8 +556,8 @@ def search_start_value(
     state = np.zeros(5, np.int64)
     end = terminal(position)
     if end is not None:
-        score = score_of(Value(end.result, 0 if end.result is Result.LOSS else None))
-        return SearchResult(value_of(score), 0, time.perf_counter() - start, 0)
+        plies = None if wdl or end.result is not Result.LOSS else 0
+        return SearchResult(Value(end.result, plies), 0, time.perf_counter() - start, 0)
     width = variant.stones + 1
     codes = _sector_codes(tb, position, width)
     load_seconds = time.perf_counter() - start
@@ -457,16 +568,24 @@ def search_start_value(
     key = _canonical_key(W, B, WF, BF, mover, other, *tables)
     tt_holder = List([np.zeros((min(_MIN_TT_SLOTS, max_tt_entries * 4 // 3 + 1), 2), np.int64)])
     depth = WF + BF + 2  # plies below the root, each taking one stone from a hand
-    moves = np.empty((depth, 6, MAX_MOVES), np.int64)
+    moves = np.empty((depth, _MOVE_ROWS, MAX_MOVES), np.int64)
     frames = np.zeros((depth, _NEXT + 1), np.int64)
+    # move-ordering state: cut-offs by point for each side (rows 0-1), and from row 2 on
+    # each ply's killer point (-1: none yet)
+    heur = np.zeros((depth + 2, 32), np.int64)
+    heur[2:, 0] = -1
     frames[0, : _BF + 1] = key, mover, other, WF, BF
-    full_board_score = 0 if variant.full_board_draw else -BIG
+    if variant.full_board_draw:
+        full_board_score = 0
+    else:
+        full_board_score = -1 if wdl else -BIG
     outcome: dict[str, object] = {}
 
     def run() -> None:
         try:
             outcome["score"] = _search(codes, width, tt_holder, moves, frames, state,
-                                       max_tt_entries, full_board_score, *tables)
+                                       max_tt_entries, full_board_score, wdl, order,
+                                       etc_plies, heur, *tables)
         except BaseException as e:  # handed to the caller's thread
             outcome["error"] = e
 
@@ -491,4 +610,20 @@ def search_start_value(
     if progress is not None:
         progress(nodes, entries)
     seconds = time.perf_counter() - start
-    return SearchResult(value_of(int(outcome["score"])), nodes, seconds, entries, load_seconds)
+    score = int(outcome["score"])
+    found = Value((Result.LOSS, Result.DRAW, Result.WIN)[score + 1]) if wdl else value_of(score)
+    return SearchResult(found, nodes, seconds, entries, load_seconds)
+
+
+def search_start_value(
+    tb: Tablebase,
+    position: Position | None = None,
+    *,
+    max_tt_entries: int = DEFAULT_TT_ENTRIES,
+    progress: Callable[[int, int], None] | None = None,
+    progress_seconds: float = 1.0,
+) -> SearchResult:
+    """``search_value`` with the distance (``metric="dtm"``), as ``bench_nine.py``'s
+    value step calls it."""
+    return search_value(tb, position, metric="dtm", max_tt_entries=max_tt_entries,
+                        progress=progress, progress_seconds=progress_seconds)

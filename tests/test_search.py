@@ -1,6 +1,7 @@
 """The search route (alpha-beta over the placement phase, moving-phase tables at the
-leaves) against the table route: same value and distance, on Three and Six Men's Morris
-from the empty board and on placement positions of all three games."""
+leaves) against the table route, on Three and Six Men's Morris from the empty board and
+on placement positions of all three games: the WDL search gives the tables' result, the
+DTM search their result and distance."""
 
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ from solver.probe import Tablebase
 from solver.rules import legal_moves, play, terminal
 from solver.search import (
     BIG,
+    DEFAULT_ETC_PLIES,
+    DEFAULT_ORDER,
     _back,
     _forward,
     score_of,
     search_start_value,
+    search_value,
     value_of,
 )
 from solver.sectors import reachable_sectors
@@ -163,18 +167,106 @@ def test_nine_late_placement(nine):
     assert set(longest) == set(Result) and min(longest[Result.WIN], longest[Result.LOSS]) > 9
 
 
-def test_cli_search_json_and_text(three):
+# ---------------------------------------------------------------- the WDL metric
+
+
+def _wdl(value: Value) -> Value:
+    """What the WDL search reports for a position of that value: the result alone."""
+    return Value(value.result)
+
+
+def test_wdl_from_the_empty_board(three, six):
+    for tb, name in ((three, "three"), (six, "six")):
+        found = search_value(tb)
+        assert found.value == _wdl(tb.probe(Position.start(name))), name
+        assert found.value.plies is None and found.nodes > 0 and found.tt_entries > 0
+
+
+def test_wdl_three_positions(three):
+    positions = sorted(_placement_positions("three", games=60, seed=33), key=str)
+    results = set()
+    for pos in positions:
+        expected = _wdl(three.probe(pos))
+        assert search_value(three, pos).value == expected, pos
+        results.add(expected.result)
+    assert results == set(Result)
+    lined_up = Position.parse("W:a1,a2,a3 B:b1,c2 b h:0,1", "three")
+    assert search_value(three, lined_up).value == Value(Result.LOSS)
+
+
+def test_wdl_six_positions(six):
+    positions = sorted(_placement_positions("six", games=80, seed=66), key=str)
+    results = set()
+    for pos in random.Random(66).sample(positions, 150):
+        expected = _wdl(six.probe(pos))
+        assert search_value(six, pos).value == expected, pos
+        results.add(expected.result)
+    assert results == set(Result)
+
+
+@pytest.mark.parametrize(
+    ("order", "etc_plies"),
+    [(0, 99), (1, 99), (63, 99), (DEFAULT_ORDER, 3), (DEFAULT_ORDER, DEFAULT_ETC_PLIES)],
+)
+def test_every_move_order_and_cut_off_gives_the_tables_value(six, order, etc_plies):
+    """Move order and the transposition cut-offs change the nodes, never the value,
+    in either metric."""
+    positions = sorted(_placement_positions("six", games=20, seed=7), key=str)
+    for pos in [Position.start("six"), *random.Random(7).sample(positions, 12)]:
+        expected = six.probe(pos)
+        for metric, want in (("wdl", _wdl(expected)), ("dtm", expected)):
+            found = search_value(six, pos, metric=metric, order=order, etc_plies=etc_plies)
+            assert found.value == want, (pos, metric)
+
+
+def test_wdl_with_a_full_transposition_table(six):
+    full = search_value(six)
+    capped = search_value(six, max_tt_entries=100)
+    assert capped.value == full.value == Value(Result.DRAW)
+    assert capped.tt_entries == 100 < full.tt_entries and capped.nodes > full.nodes
+
+
+def test_wdl_nine_late_placement(nine):
+    v = get_variant("nine")
+    rng = random.Random(99)
+    results = set()
+    for W, B, WF, BF in NINE_SECTORS:
+        for _ in range(40):
+            points = rng.sample(range(24), W + B)
+            mover = sum(1 << p for p in points[:W])
+            other = sum(1 << p for p in points[W:])
+            pos = Position.from_sides(v, mover, other, WF, BF, WF == BF)
+            expected = _wdl(nine.probe(pos))
+            assert search_value(nine, pos).value == expected, pos
+            results.add(expected.result)
+    assert results == set(Result)
+
+
+def test_unknown_metric(three):
+    with pytest.raises(ValueError, match="metric"):
+        search_value(three, metric="dtc")
+
+
+@pytest.mark.parametrize(("flags", "plies"), [([], None), (["--distance"], 9)])
+def test_cli_search_json_and_text(three, flags, plies):
     db = str(three.path)
-    result = CliRunner().invoke(main, ["value", "three", "--db", db, "--search", "--json"])
+    args = ["value", "three", "--db", db, "--search", *flags]
+    result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
     facts = json.loads(result.output)
     assert list(facts) == ["variant", "result", "plies", "nodes", "seconds"]
-    assert facts["variant"] == "three" and (facts["result"], facts["plies"]) == ("win", 9)
+    assert facts["variant"] == "three" and (facts["result"], facts["plies"]) == ("win", plies)
     assert isinstance(facts["nodes"], int) and facts["nodes"] > 0
     assert isinstance(facts["seconds"], float)
-    text = CliRunner().invoke(main, ["value", "three", "--db", db, "--search"]).output
-    assert text.splitlines()[0] == "three: first player wins in 9 plies"
+    text = CliRunner().invoke(main, args).output
+    in_plies = "" if plies is None else f" in {plies} plies"
+    assert text.splitlines()[0] == f"three: first player wins{in_plies}"
     assert "nodes" in text.splitlines()[1]
+
+
+def test_cli_distance_needs_search(three):
+    result = CliRunner().invoke(main, ["value", "three", "--db", str(three.path), "--distance"])
+    assert result.exit_code == 2 and "--distance goes with --search" in result.output
 
 
 def test_cli_search_with_a_cache_smaller_than_the_tables(six):
@@ -205,7 +297,8 @@ def test_search_needs_only_moving_tables(tmp_path):
     db = str(_solved(tmp_path, "three", phase="moving"))
     line = _one_line_error(CliRunner().invoke(main, ["value", "three", "--db", db]))
     assert "morris solve three --phase placement" in line
-    searched = CliRunner().invoke(main, ["value", "three", "--db", db, "--search", "--json"])
+    args = ["value", "three", "--db", db, "--search", "--distance", "--json"]
+    searched = CliRunner().invoke(main, args)
     assert searched.exit_code == 0, searched.output
     assert json.loads(searched.output)["plies"] == 9
 
