@@ -1,14 +1,29 @@
-"""Values respect the game's symmetries: every board symmetry, and swapping the colours
-together with the side to move, leave a position's value and distance unchanged."""
+"""Values respect the game's symmetries and its rules.
+
+Board symmetries: every image of a position under the board's automorphisms reads the
+same value, which checks that the index canonicalizes consistently. Colours: the index
+stores a position as "side to move" vs "other", so a position and its colour swap share
+one slot and comparing their stored values proves nothing. Instead each position, and
+its colour swap, is valued one ply deep through the plain-Python rules
+(``solver.rules``, not the kernels' move generator): the best over its legal moves of
+the stored values they lead to must be the stored value. The successors of the two
+colourings are different positions, generated with White and Black exchanged.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
 from solver.position import Position
 from solver.probe import Tablebase
+from solver.rules import successors, terminal
+from solver.values import Result, Value
+from solver.variants import Variant
+
+CASES = [("nine", 3, 3), ("six", 4, 3), ("six", 3, 3), ("three", 3, 3)]
 
 
 def _image(position: Position, perm) -> Position:
@@ -20,12 +35,12 @@ def _image(position: Position, perm) -> Position:
 
 
 def _colour_swapped(position: Position) -> Position:
-    return Position.from_sides(position.variant, position.mover, position.other,
-                               position.mover_hand, position.other_hand,
-                               not position.white_to_move)
+    return Position(position.variant, position.black, position.white,
+                    position.black_hand, position.white_hand, not position.white_to_move)
 
 
-def _random_positions(variant, W, B, count, rng):
+def _random_positions(variant: Variant, W: int, B: int, count: int,
+                      rng: random.Random) -> Iterator[Position]:
     n = variant.board.n
     for _ in range(count):
         points = rng.sample(range(n), W + B)
@@ -34,18 +49,56 @@ def _random_positions(variant, W, B, count, rng):
         yield Position.from_sides(variant, mover, other, 0, 0, rng.random() < 0.5)
 
 
-@pytest.mark.parametrize("name,W,B", [("nine", 3, 3), ("six", 4, 3), ("six", 3, 3),
-                                      ("three", 3, 3)])
-def test_symmetric_and_colour_swapped_positions_have_equal_values(table_paths, name, W, B):
+def one_ply_value(probe, position: Position) -> Value:
+    """The value of ``position`` from the stored values of its successors, through the
+    plain-Python rules: terminal positions by the rules, others the best move's."""
+    end = terminal(position)
+    if end is not None:
+        return Value(end.result, None if end.result is Result.DRAW else 0)
+    backed = (probe(after).after_move() for _, after in successors(position))
+    return min(backed, key=Value.sort_key)
+
+
+@pytest.mark.parametrize("name,W,B", CASES)
+def test_symmetric_positions_have_equal_values(table_paths, name, W, B):
     tb = Tablebase.open(table_paths[name])
     rng = random.Random(11)
     decisive = 0
     for position in _random_positions(tb.variant, W, B, 60, rng):
         value = tb.probe(position)
         decisive += value.plies is not None
-        for perm in tb.variant.board.symmetries:
-            assert tb.probe(_image(position, perm)) == value
-        swapped = _colour_swapped(position)
-        assert swapped.white != position.white or swapped.white_to_move != position.white_to_move
-        assert tb.probe(swapped) == value
+        images = {_image(position, perm) for perm in tb.variant.board.symmetries}
+        assert len(images) > 1
+        for image in images:
+            assert tb.probe(image) == value
     assert decisive > 0
+
+
+@pytest.mark.parametrize("name,W,B", CASES)
+def test_a_position_and_its_colour_swap_are_valued_alike_by_the_rules(table_paths, name, W, B):
+    tb = Tablebase.open(table_paths[name])
+    rng = random.Random(12)
+    decisive = 0
+    for position in _random_positions(tb.variant, W, B, 40, rng):
+        value = tb.probe(position)
+        decisive += value.plies is not None
+        swapped = _colour_swapped(position)
+        assert swapped.white_to_move != position.white_to_move
+        assert one_ply_value(tb.probe, position) == value, position
+        assert one_ply_value(tb.probe, swapped) == value, swapped
+    assert decisive > 0
+
+
+def test_the_one_ply_check_catches_a_wrong_stored_value(table_paths):
+    """One successor stored as lost at once (a wrong value) changes the backed-up value."""
+    tb = Tablebase.open(table_paths["nine"])
+    position = Position.parse("W:a1,d7,g4 B:a7,d1,g1 w", "nine")
+    value = tb.probe(position)
+    assert value != Value(Result.WIN, 1)
+    assert one_ply_value(tb.probe, position) == value
+    first = successors(position)[0][1]
+
+    def tampered(p: Position) -> Value:
+        return Value(Result.LOSS, 0) if p == first else tb.probe(p)
+
+    assert one_ply_value(tampered, position) == Value(Result.WIN, 1)
