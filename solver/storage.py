@@ -155,6 +155,37 @@ class TableFile:
         except OSError as e:
             raise TableError(f"sector {key} of {self.path} is damaged ({e})") from None
 
+    def chunk_slots(self, sector: Sector) -> int | None:
+        """Slots per HDF5 chunk of a stored sector (the unit ``read_chunks`` reads), or
+        None if the file has no such sector."""
+        with _h5(self.path, "r") as f:
+            ds = f["sectors"].get(sector_key(sector))
+            if ds is None:
+                return None
+            return ds.chunks[0] if ds.chunks else max(1, ds.shape[0])
+
+    def read_chunks(self, sector: Sector, chunks: list[int], slots: int) -> dict[int, np.ndarray]:
+        """The codes of HDF5 chunks of a sector (``chunk_slots`` each), checksum-verified,
+        without reading the rest of it. A chunk is the least HDF5 can decompress, so a
+        point probe into a sector of 600 million slots reads a few MB, not the whole
+        sector. ``slots`` is the size the index gives the sector: a dataset of another
+        size or type is reported as damaged."""
+        key = sector_key(sector)
+        try:
+            with _h5(self.path, "r") as f:
+                if key not in f["sectors"]:
+                    raise TableError(f"{self.path} has no sector {key}")
+                ds = f["sectors"][key]
+                if ds.dtype != np.uint16 or ds.shape != (slots,):
+                    raise TableError(
+                        f"sector {key} of {self.path} holds {ds.shape} {ds.dtype} codes, "
+                        f"not the {slots} uint16 codes of its index"
+                    )
+                step = ds.chunks[0] if ds.chunks else max(1, slots)
+                return {c: ds[c * step : (c + 1) * step] for c in chunks}
+        except OSError as e:
+            raise TableError(f"sector {key} of {self.path} is damaged ({e})") from None
+
     def write_sector(self, sector: Sector, codes: np.ndarray, stats: dict) -> None:
         """Commit a solved sector atomically (temporary name, then rename)."""
         key = sector_key(sector)

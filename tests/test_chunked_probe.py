@@ -1,0 +1,106 @@
+"""Point probes read only the HDF5 chunks they need, and answer exactly what probes of
+whole loaded sectors answer.
+
+Six Men's Morris is solved whole (placement included) into a file with 512-slot chunks,
+so that nearly every sector has more than the four chunks below which a sector is
+loaded whole at once; the same file is then probed chunk by chunk and whole.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solver import storage
+from solver.generate import solve
+from solver.indexing import sector_slots
+from solver.position import Position
+from solver.probe import Tablebase
+from solver.rules import legal_moves, play, terminal
+
+CHUNK = 512
+
+
+@pytest.fixture(scope="module")
+def six_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("chunked") / "six.h5"
+    saved = storage._CHUNK
+    storage._CHUNK = CHUNK
+    try:
+        solve("six", path, show_progress=False, log=lambda s: None)
+    finally:
+        storage._CHUNK = saved
+    return path
+
+
+def random_positions(count: int, seed: int) -> list[Position]:
+    """Positions of random games from the start, placement and moving phase alike."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position.start("six")
+        for _ in range(rng.randrange(24)):
+            moves = legal_moves(position)
+            if not moves:
+                break
+            position = play(position, rng.choice(moves))
+        found.append(position)
+    return found
+
+
+def test_chunk_wise_probes_equal_whole_sector_probes(six_path):
+    chunked = Tablebase.open(six_path, whole_sector_after=10**9)
+    whole = Tablebase.open(six_path, whole_sector_after=0)
+    positions = random_positions(300, seed=3)
+    assert sum(p.mover_hand + p.other_hand > 0 for p in positions) > 100
+    for position in positions:
+        assert chunked.probe(position) == whole.probe(position), position
+        assert chunked.moves(position) == whole.moves(position), position
+        if terminal(position) is None:
+            assert chunked.best_move(position) == whole.best_move(position), position
+    T = chunked._T
+    # only sectors of at most four chunks were loaded whole; the others were read in
+    # chunks, and not all of them
+    assert all(sector_slots(T, s[0], s[1]) <= 4 * CHUNK for s in chunked._cache)
+    read = {s: n for s, n in chunked._chunk_reads.items() if n}
+    assert len(read) > 10
+    assert sum(n < -(-sector_slots(T, s[0], s[1]) // CHUNK) for s, n in read.items()) > 10
+
+
+def test_a_cold_probe_reads_few_chunks(six_path):
+    tb = Tablebase.open(six_path)
+    position = Position.parse("W:a1,c1,e3 B:a5,c5 w h:3,3", "six")
+    sector = (3, 2, 3, 3)
+    tb.moves(position)
+    tb.probe(position)
+    T = tb._T
+    slots = {s: sector_slots(T, s[0], s[1]) for s in tb._chunk_reads}
+    assert tb._chunk_reads, "every sector was loaded whole"
+    for s, n in tb._chunk_reads.items():
+        # a move list needs at most one chunk per successor, and the probe one more
+        assert n <= len(legal_moves(position)) + (s == sector)
+        assert n * CHUNK < slots[s]
+
+
+def test_a_sector_read_often_is_loaded_whole(six_path):
+    tb = Tablebase.open(six_path, whole_sector_after=8)
+    positions = [p for p in random_positions(400, seed=11) if p.mover_hand == 1]
+    for position in positions:
+        tb.moves(position)
+    promoted = [s for s in tb._chunk_reads if s in tb._cache]
+    assert promoted, "no sector was promoted after eight chunk reads"
+    # once loaded whole, a sector's chunks leave the cache
+    assert not any(key[0] in tb._cache for key in tb._chunks)
+
+
+def test_chunks_and_sectors_share_the_byte_bound(six_path):
+    tb = Tablebase.open(six_path, cache_bytes=4 * CHUNK * 2, whole_sector_after=10**9)
+    for position in random_positions(100, seed=5):
+        tb.probe(position)
+        assert tb.cached_bytes <= max(tb.cache_bytes, max(
+            (codes.nbytes for codes in tb._cache.values()), default=0
+        ))
+        assert tb.cached_bytes == sum(c.nbytes for c in tb._chunks.values()) + sum(
+            c.nbytes for c in tb._cache.values()
+        )
