@@ -1,0 +1,60 @@
+"""The published results the package ships (``solver/known_results.toml``) against the
+solved tables: every figure there is read from the file, not typed in here, and a
+disagreement fails."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from solver.generate import solve
+from solver.known import check_against_known, known_results
+from solver.probe import Tablebase
+
+
+@pytest.fixture(scope="module")
+def six_whole(tmp_path_factory) -> Path:
+    """Six Men's Morris with its placement phase (the shared fixture holds only the
+    moving sectors up to 4 stones)."""
+    path = tmp_path_factory.mktemp("six") / "six.h5"
+    solve("six", path, show_progress=False, log=lambda s: None)
+    return path
+
+
+def test_every_result_names_a_source_outside_the_project():
+    known = known_results()
+    assert {"three", "six", "nine"} <= set(known)
+    for name, entry in known.items():
+        assert entry["start"] in ("win", "draw", "loss"), name
+        assert len(entry["source"]) > 40 and "DESIGN" not in entry["source"], name
+
+
+@pytest.mark.parametrize(
+    ("name", "expected_checks"),
+    [("three", {"start position value"}), ("six", {"start position value"}),
+     ("nine", {"sector 3_3_0_0 statistics"})],
+)
+def test_the_solved_tables_agree_with_the_published_results(
+    table_paths, six_whole, name, expected_checks
+):
+    tb = Tablebase.open(six_whole if name == "six" else table_paths[name])
+    checks = check_against_known(tb)
+    assert {c.what for c in checks} == expected_checks
+    for check in checks:
+        assert check.ok, f"{name} {check.what}: tables {check.found}, published {check.expected}"
+
+
+def test_a_published_figure_the_tables_contradict_fails(table_paths):
+    tb = Tablebase.open(table_paths["three"])
+    wrong = copy.deepcopy(known_results())
+    wrong["three"]["start"] = "draw"
+    [check] = check_against_known(tb, wrong)
+    assert not check.ok and check.found == "win"
+
+    tb = Tablebase.open(table_paths["nine"])
+    stats = wrong["nine"]["sectors"]["3_3_0_0"]
+    stats["draws"] += 1
+    [check] = check_against_known(tb, wrong)
+    assert not check.ok and check.found["draws"] == stats["draws"] - 1
