@@ -67,8 +67,11 @@ _NODES, _ENTRIES, _STOP, _DAMAGED, _MISSING = range(5)
 # order (mover, other, stones removed or _WIN_NOW), their keys, scratch for the sort.
 _GEN, _SUCC_MOVER, _SUCC_OTHER, _SUCC_KIND, _SUCC_KEY, _RANK, _PERM = 0, 3, 4, 5, 6, 7, 8
 _MOVE_ROWS = 9
-DEFAULT_ORDER = 1  # mills, then blocks (see _rank)
-DEFAULT_ETC_PLIES = 99  # off
+# The search's settings (``_rank``'s bits; the transposition cut-off from 3 stones in
+# both hands): the fewest nodes on Six Men's Morris and Nine Men's Morris
+# (benchmarks/README.md, "Opening search").
+DEFAULT_ORDER = 31
+DEFAULT_ETC_PLIES = 3
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,8 @@ def _open_twos(R, stones, empty):
 
 @njit(cache=True, inline="always")
 def _in_two(R, stones, empty, p):
-    """Whether stone ``p`` of ``stones`` is one of the two of a mill whose gap is empty."""
+    """Whether a mill through point ``p`` holds two of ``stones`` (``p`` among them, or
+    ``p`` itself empty) and an empty gap: the mill ``stones`` threatens to close."""
     for mm in R.point_mills[p]:
         gap = mm & ~stones
         if mm != 0 and gap & empty and gap & (gap - 1) == 0:
@@ -160,29 +164,22 @@ def _in_two(R, stones, empty, p):
 
 
 @njit(cache=True, inline="always")
-def _rank(R, mover, other, succ_mover, succ_other, kind, order, history, killer):
+def _rank(R, mover, other, empty, threats, succ_mover, succ_other, kind, order, history):
     """A successor's place in the search order, smaller first. Always first: moves that
-    close a mill (or a line of three). ``order`` adds, as bits: 32 the last placement
-    that cut off at this ply (``killer``) next; 1 moves that fill the gap of an
-    opponent's two-stone mill next; 4 then moves that make a two-stone mill of one's
-    own first; 16 then points by ``history`` (cut-offs they caused, weighted by the
-    stones left in hand); 2 then points by neighbour count; 8 captures taking stones of
-    the opponent's two-stone mills first, then by their neighbour count."""
+    close a mill (or a line of three). ``order`` adds, as bits: 1 moves that fill the
+    gap of an opponent's two-stone mill (``threats``) next; 4 then moves that make a
+    two-stone mill of one's own first; 16 then points by ``history`` (cut-offs they
+    caused, weighted by the stones left in hand); 2 then points by neighbour count;
+    8 captures taking stones of the opponent's two-stone mills first, then by their
+    neighbour count."""
     placed = succ_other & ~mover
     t = trailing_zeros(placed)
-    empty = R.full & ~(mover | other)
     category = 0
     if kind == 0:
-        category = 3
-        if order & 32 and t == killer:
-            category = 1
-        elif order & 1 and placed & _open_twos(R, other, empty):
-            category = 2
+        category = 1 if order & 1 and placed & threats else 2
     rank = np.int64(category) << 56
-    if order & 4:
-        rest = empty & ~placed
-        if _open_twos(R, succ_other, rest) & ~_open_twos(R, mover, rest) == 0:
-            rank += np.int64(1) << 52
+    if order & 4 and not _in_two(R, succ_other, empty & ~placed, t):
+        rank += np.int64(1) << 52
     if order & 16:
         rank += ((np.int64(1) << 40) - 1 - min(history[t], (np.int64(1) << 40) - 1)) << 8
     if order & 2:
@@ -194,17 +191,19 @@ def _rank(R, mover, other, succ_mover, succ_other, kind, order, history, killer)
 
 
 @njit(cache=True)
-def _expand(R, mover, other, W, WF, BF, moves, order, history, killer):
+def _expand(R, mover, other, W, WF, BF, moves, order, history):
     """Successors of a placement position (``WF > 0``, not over), side-swapped, in the
     search's order (``_rank``, ties in generator order) into the ``_SUCC_*`` rows of
     ``moves``: mover, other and stones removed, or ``_WIN_NOW`` there when the move
     ends the game. Their keys wait for ``_child_key``: after a cut-off most are never
     needed. Returns how many were written."""
     count = gen_moves(R, mover, other, W, WF, moves[_GEN], moves[_GEN + 1], moves[_GEN + 2])
+    empty = R.full & ~(mover | other)
+    threats = _open_twos(R, other, empty)
     rank, perm = moves[_RANK], moves[_PERM]
     for j in range(count):  # insertion sort, stable: a few dozen moves at most, mostly
-        r = _rank(R, mover, other, moves[_GEN, j], moves[_GEN + 1, j], moves[_GEN + 2, j],
-                  order, history, killer)
+        r = _rank(R, mover, other, empty, threats, moves[_GEN, j], moves[_GEN + 1, j],
+                  moves[_GEN + 2, j], order, history)
         i = j
         while i > 0 and rank[i - 1] > r:
             rank[i], perm[i] = rank[i - 1], perm[i - 1]
@@ -317,7 +316,7 @@ _KEY, _MOVER, _OTHER, _WF, _BF, _ALPHA, _BETA, _LOWER, _UPPER, _BEST, _CHILD_ALP
 
 @njit(cache=True, inline="always")
 def _enter(R, T, codes, width, tt_holder, moves, frames, d, state, max_entries,
-           full_board_score, wdl, order, etc_plies, heur):
+           full_board_score, wdl, order, etc_plies, history):
     """Start node ``d`` (its parameters are in ``frames[d]``). Returns ``(score, True)``
     if its score is known at once, else ``(0, False)`` with its children expanded into
     ``moves[d]`` and its frame ready to visit them."""
@@ -335,8 +334,7 @@ def _enter(R, T, codes, width, tt_holder, moves, frames, d, state, max_entries,
         # the last placement: every successor is a leaf, so score them here and keep
         # this ply out of the transposition table too (Six Men's Morris from the start:
         # 26,390 entries instead of 51,705 with leaves and this ply stored, 15 % more time)
-        count = _expand(R, mover, other, W, WF, BF, buf, order, heur[(WF - BF) & 1],
-                        heur[2 + d, 0])
+        count = _expand(R, mover, other, W, WF, BF, buf, order, history[(WF - BF) & 1])
         if count == 0:
             return full_board_score, True
         best = -_INF
@@ -354,8 +352,7 @@ def _enter(R, T, codes, width, tt_holder, moves, frames, d, state, max_entries,
         return lower, True
     if upper <= alpha:
         return upper, True
-    count = _expand(R, mover, other, W, WF, BF, buf, order, heur[(WF - BF) & 1],
-                        heur[2 + d, 0])
+    count = _expand(R, mover, other, W, WF, BF, buf, order, history[(WF - BF) & 1])
     if count == 0:  # a full board: nowhere to place
         return full_board_score, True
     alpha, beta = max(alpha, lower), min(beta, upper)
@@ -392,7 +389,7 @@ def _consider(f, score, wdl):
 
 @njit(cache=True, nogil=True)
 def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-             full_board_score, wdl, order, etc_plies, heur):
+             full_board_score, wdl, order, etc_plies, history):
     """Fail-soft negamax from the root in ``frames[0]`` (key, masks, hands, window): the
     exact score if it lies inside the window, else a bound on the side it fell out of."""
     d = 0
@@ -404,7 +401,7 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
             entering = False
             state[_NODES] += 1
             score, known = _enter(R, T, codes, width, tt_holder, moves, frames, d, state,
-                                  max_entries, full_board_score, wdl, order, etc_plies, heur)
+                                  max_entries, full_board_score, wdl, order, etc_plies, history)
             if known:
                 if d == 0:
                     return score
@@ -415,8 +412,7 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
         cut = _consider(f, _neg(score, wdl), wdl) if returned else False
         if cut:  # the child just searched refuted the opponent's last move
             t = trailing_zeros(moves[d, _SUCC_OTHER, f[_NEXT] - 1] & ~f[_MOVER])
-            heur[(f[_WF] - f[_BF]) & 1, t] += np.int64(1) << (f[_WF] + f[_BF])
-            heur[2 + d, 0] = t
+            history[(f[_WF] - f[_BF]) & 1, t] += np.int64(1) << (f[_WF] + f[_BF])
         returned = False
         while not cut and f[_NEXT] < f[_COUNT]:
             j = f[_NEXT]
@@ -455,7 +451,7 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
 
 @njit(cache=True, nogil=True)
 def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_board_score,
-            wdl, order, etc_plies, heur, *tables):
+            wdl, order, etc_plies, history, *tables):
     """The root's score (root parameters in ``frames[0]``): first with the window
     (-1, 1), which settles WDL and a DTM draw; then, for a DTM win or loss, with an open
     window for the distance (the first pass's bounds stay in the table)."""
@@ -463,12 +459,12 @@ def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_boa
     root = frames[0].copy()
     frames[0, _ALPHA], frames[0, _BETA] = -1, 1
     score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-                     full_board_score, wdl, order, etc_plies, heur)
+                     full_board_score, wdl, order, etc_plies, history)
     if score != 0 and not wdl:
         frames[0] = root
         frames[0, _ALPHA], frames[0, _BETA] = -_INF, _INF
         score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
-                         full_board_score, wdl, order, etc_plies, heur)
+                         full_board_score, wdl, order, etc_plies, history)
     return score
 
 
@@ -539,8 +535,9 @@ def search_value(
     bytes each), which bounds memory at the price of repeated work: on Six Men's Morris
     a cap at 3/4 of the entries the DTM search wants costs 12 times the nodes.
     ``progress`` is called about every ``progress_seconds`` and at the end, with the
-    nodes so far and the table's size. The kernel runs in a worker thread, so Ctrl-C
-    stops it (``KeyboardInterrupt``) within a node. ``order`` (bits, see ``_rank``) and
+    nodes so far and the table's size; an exception it raises stops the search. The
+    kernel runs in a worker thread, so Ctrl-C stops it (``KeyboardInterrupt``) within a
+    node. ``order`` (bits, see ``_rank``) and
     ``etc_plies`` (stones in both hands from which nodes look up all successors in the
     table first) tune the search; the defaults gave the fewest nodes
     (``benchmarks/bench_search.py``)."""
@@ -570,10 +567,7 @@ def search_value(
     depth = WF + BF + 2  # plies below the root, each taking one stone from a hand
     moves = np.empty((depth, _MOVE_ROWS, MAX_MOVES), np.int64)
     frames = np.zeros((depth, _NEXT + 1), np.int64)
-    # move-ordering state: cut-offs by point for each side (rows 0-1), and from row 2 on
-    # each ply's killer point (-1: none yet)
-    heur = np.zeros((depth + 2, 32), np.int64)
-    heur[2:, 0] = -1
+    history = np.zeros((2, 32), np.int64)  # cut-offs by point, one row for each side
     frames[0, : _BF + 1] = key, mover, other, WF, BF
     if variant.full_board_draw:
         full_board_score = 0
@@ -585,7 +579,7 @@ def search_value(
         try:
             outcome["score"] = _search(codes, width, tt_holder, moves, frames, state,
                                        max_tt_entries, full_board_score, wdl, order,
-                                       etc_plies, heur, *tables)
+                                       etc_plies, history, *tables)
         except BaseException as e:  # handed to the caller's thread
             outcome["error"] = e
 
@@ -596,7 +590,7 @@ def search_value(
             worker.join(progress_seconds)
             if progress is not None and worker.is_alive():
                 progress(int(state[_NODES]), int(state[_ENTRIES]))
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or an error raised by ``progress``
         state[_STOP] = 1
         worker.join()
         raise

@@ -206,7 +206,7 @@ def test_wdl_six_positions(six):
 
 @pytest.mark.parametrize(
     ("order", "etc_plies"),
-    [(0, 99), (1, 99), (63, 99), (DEFAULT_ORDER, 3), (DEFAULT_ORDER, DEFAULT_ETC_PLIES)],
+    [(0, 99), (1, 99), (31, 99), (1, 3), (DEFAULT_ORDER, DEFAULT_ETC_PLIES)],
 )
 def test_every_move_order_and_cut_off_gives_the_tables_value(six, order, etc_plies):
     """Move order and the transposition cut-offs change the nodes, never the value,
