@@ -13,7 +13,6 @@ colourings are different positions, generated with White and Black exchanged.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -21,7 +20,6 @@ from solver.position import Position
 from solver.probe import Tablebase
 from solver.rules import successors, terminal
 from solver.values import Result, Value
-from solver.variants import Variant
 
 CASES = [("nine", 3, 3), ("six", 4, 3), ("six", 3, 3), ("three", 3, 3)]
 
@@ -39,14 +37,22 @@ def _colour_swapped(position: Position) -> Position:
                     position.black_hand, position.white_hand, not position.white_to_move)
 
 
-def _random_positions(variant: Variant, W: int, B: int, count: int,
-                      rng: random.Random) -> Iterator[Position]:
-    n = variant.board.n
+def _sampled(path, W: int, B: int, count: int,
+             seed: int) -> tuple[Tablebase, list[tuple[Position, Value]]]:
+    """The tables at ``path`` and ``count`` random W-B moving positions with their stored
+    values (either side to move), at least one of them decisive."""
+    tb = Tablebase.open(path)
+    rng = random.Random(seed)
+    n = tb.variant.board.n
+    sample = []
     for _ in range(count):
         points = rng.sample(range(n), W + B)
         mover = sum(1 << p for p in points[:W])
         other = sum(1 << p for p in points[W:])
-        yield Position.from_sides(variant, mover, other, 0, 0, rng.random() < 0.5)
+        position = Position.from_sides(tb.variant, mover, other, 0, 0, rng.random() < 0.5)
+        sample.append((position, tb.probe(position)))
+    assert any(value.plies is not None for _, value in sample)
+    return tb, sample
 
 
 def one_ply_value(probe, position: Position) -> Value:
@@ -61,32 +67,22 @@ def one_ply_value(probe, position: Position) -> Value:
 
 @pytest.mark.parametrize("name,W,B", CASES)
 def test_symmetric_positions_have_equal_values(table_paths, name, W, B):
-    tb = Tablebase.open(table_paths[name])
-    rng = random.Random(11)
-    decisive = 0
-    for position in _random_positions(tb.variant, W, B, 60, rng):
-        value = tb.probe(position)
-        decisive += value.plies is not None
+    tb, sample = _sampled(table_paths[name], W, B, 60, seed=11)
+    for position, value in sample:
         images = {_image(position, perm) for perm in tb.variant.board.symmetries}
         assert len(images) > 1
         for image in images:
             assert tb.probe(image) == value
-    assert decisive > 0
 
 
 @pytest.mark.parametrize("name,W,B", CASES)
 def test_a_position_and_its_colour_swap_are_valued_alike_by_the_rules(table_paths, name, W, B):
-    tb = Tablebase.open(table_paths[name])
-    rng = random.Random(12)
-    decisive = 0
-    for position in _random_positions(tb.variant, W, B, 40, rng):
-        value = tb.probe(position)
-        decisive += value.plies is not None
+    tb, sample = _sampled(table_paths[name], W, B, 40, seed=12)
+    for position, value in sample:
         swapped = _colour_swapped(position)
         assert swapped.white_to_move != position.white_to_move
         assert one_ply_value(tb.probe, position) == value, position
         assert one_ply_value(tb.probe, swapped) == value, swapped
-    assert decisive > 0
 
 
 def test_the_one_ply_check_catches_a_wrong_stored_value(table_paths):
