@@ -76,8 +76,8 @@ def describe(variant: Variant, value: Value) -> str:
 @click.option(
     "--distance",
     is_flag=True,
-    help="With --search: also find the distance in plies (exact depth-to-win search; "
-    "far more nodes than win/draw/loss, e.g. for checking late placement positions).",
+    help="With --search: also find the distance in plies (the exact depth-to-win "
+    "search: as many nodes for a draw, a second, open-window search for a win or loss).",
 )
 @click.option(
     "--cache-gib",
