@@ -59,6 +59,7 @@ BIG = 1 << 20  # larger than any distance, so win and loss scores never reach 0
 _INF = BIG + 1  # beyond every score: the root's open window
 WIN_IN_1 = BIG - 1  # the best DTM score a position not yet over can have
 _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its player
+_SKIP = -2  # key of a successor the transposition table shows cannot raise alpha
 DEFAULT_TT_ENTRIES = 100_000_000  # at most 2.1 GB: 16 bytes a slot, slots <= 4/3 entries
 _MIN_TT_SLOTS = 1 << 12
 # Slots of the int64 array the kernel and the Python side share while the search runs.
@@ -356,21 +357,28 @@ def _enter(R, T, codes, width, tt_holder, moves, frames, d, state, max_entries,
     if count == 0:  # a full board: nowhere to place
         return full_board_score, True
     alpha, beta = max(alpha, lower), min(beta, upper)
+    best = -_INF
     if WF + BF >= etc_plies:
         # enhanced transposition cut-off: a successor already known to be bad enough for
-        # the opponent settles this node before any subtree is searched
+        # the opponent settles this node before any subtree is searched; one known to
+        # be good enough for the opponent (its score for us at most alpha) is skipped,
+        # its bound taken as its score: visiting it would only return that bound from
+        # the table (same search, a node less; Six Men's Morris 19,934 -> 17,252 nodes)
         for j in range(count):
             if buf[_SUCC_KIND, j] == _WIN_NOW:
                 return top, True
             child = _child_key(T, buf, j, W, B, WF, BF)
             buf[_SUCC_KEY, j] = child
-            child_upper = _tt_get(tt, child)[1]
+            child_lower, child_upper = _tt_get(tt, child)
             if child_upper != _INF and _neg(child_upper, wdl) >= beta:
                 score = _neg(child_upper, wdl)
                 _tt_put(tt_holder, key, score, upper, state, max_entries)
                 return score, True
+            if child_lower != -_INF and _neg(child_lower, wdl) <= alpha:
+                best = max(best, _neg(child_lower, wdl))
+                buf[_SUCC_KIND, j] = _SKIP
     f[_ALPHA], f[_BETA], f[_LOWER], f[_UPPER] = alpha, beta, lower, upper
-    f[_BEST], f[_CHILD_ALPHA], f[_CHILD_BETA] = -_INF, _fwd(-beta, wdl), _fwd(-alpha, wdl)
+    f[_BEST], f[_CHILD_ALPHA], f[_CHILD_BETA] = best, _fwd(-beta, wdl), _fwd(-alpha, wdl)
     f[_COUNT], f[_NEXT] = count, 0
     return 0, False
 
@@ -419,6 +427,8 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
             f[_NEXT] += 1
             if moves[d, _SUCC_KIND, j] == _WIN_NOW:
                 cut = _consider(f, 1 if wdl else WIN_IN_1, wdl)
+                continue
+            if moves[d, _SUCC_KIND, j] == _SKIP:
                 continue
             child = frames[d + 1]
             WF, BF = f[_WF], f[_BF]
