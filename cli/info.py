@@ -8,7 +8,8 @@ import click
 
 from solver.errors import MorrisError
 from solver.sectors import sector_key
-from solver.storage import STAT_KEYS, TableFile
+from solver.stats import compare_statistics, load_statistics, table_statistics
+from solver.storage import TableFile
 
 from .main import main
 
@@ -16,25 +17,40 @@ from .main import main
 @main.command("info")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def info_command(path, as_json):
+@click.option(
+    "--check-stats", "stats_file", type=click.Path(dir_okay=False),
+    help="Compare the file with published statistics (e.g. data/stats/six.json) and say "
+    "whether every sector matches; exit 1 if not.",
+)
+def info_command(path, as_json, stats_file):
     """List what the table file PATH holds: variant, rules, and per sector its canonical
     positions, wins, draws, losses (for the side to move), longest win and loss in
-    plies, and solve time."""
+    plies, and solve time.
+
+    \b
+    The --json output is the format of the published statistics in data/stats/:
+      morris info data/six.h5 --json > six.json
+      morris info data/six.h5 --check-stats data/stats/six.json
+    """
     try:
         table = TableFile.open(path)
         sectors = table.sectors()
+        if stats_file is not None:
+            problems = compare_statistics(load_statistics(stats_file), table_statistics(table))
     except MorrisError as err:
         raise click.ClickException(str(err)) from None
+    if stats_file is not None:
+        if problems:
+            for line in problems[:20]:
+                click.echo(line)
+            more = " (first 20 shown)" if len(problems) > 20 else ""
+            raise click.ClickException(
+                f"{path} does not match {stats_file}: {len(problems)} differences{more}"
+            )
+        click.echo(f"{path} matches {stats_file}: all {len(sectors)} sectors agree")
+        return
     if as_json:
-        out = {
-            "variant": table.variant.name,
-            "rules": table.rules,
-            "format_version": int(table.attrs["format_version"]),
-            "sectors": {
-                sector_key(s): {k: st[k] for k in STAT_KEYS} for s, st in sorted(sectors.items())
-            },
-        }
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps(table_statistics(table), indent=2))
         return
     click.echo(f"file:      {path}")
     click.echo(f"variant:   {table.variant.name}")

@@ -1,6 +1,6 @@
 """Small solved tables shared by the tests of the query API and the CLI, built once per
 session: Three Men's Morris whole, Six Men's Morris moving sectors up to 4 stones a
-side, Nine Men's Morris 3-vs-3."""
+side, Nine Men's Morris 3-vs-3; and Six Men's Morris whole, placement included."""
 
 from __future__ import annotations
 
@@ -26,3 +26,11 @@ def table_paths(tmp_path_factory) -> dict[str, Path]:
         paths[name] = folder / f"{name}.h5"
         solve(name, paths[name], show_progress=False, log=lambda s: None, **options)
     return paths
+
+
+@pytest.fixture(scope="session")
+def six_whole_path(tmp_path_factory) -> Path:
+    """Six Men's Morris solved whole, moving and placement phases (read-only)."""
+    path = tmp_path_factory.mktemp("six-whole") / "six.h5"
+    solve("six", path, show_progress=False, log=lambda s: None)
+    return path

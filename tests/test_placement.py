@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from solver.generate import solve
 from solver.position import Position
 from solver.probe import MissingSectorError, Tablebase
 from solver.rules import play
@@ -13,10 +12,8 @@ from solver.values import Result, Value
 
 
 @pytest.fixture(scope="module")
-def six(tmp_path_factory):
-    path = tmp_path_factory.mktemp("six") / "six.h5"
-    solve("six", path, show_progress=False, log=lambda s: None)
-    return Tablebase.open(path)
+def six(six_whole_path):
+    return Tablebase.open(six_whole_path)
 
 
 def test_a_placement_closing_a_mill_removes_a_stone_and_is_valued_with_it(six):

@@ -1,0 +1,62 @@
+"""The published per-sector statistics (``data/stats/``) are what a fresh solve gives,
+and ``morris info --check-stats`` tells a user whether a table file matches them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from cli.main import main
+from solver.stats import compare_statistics, load_statistics, table_statistics
+from solver.storage import TableFile
+
+STATS = Path(__file__).resolve().parent.parent / "data" / "stats"
+
+
+def test_a_fresh_solve_reproduces_the_committed_statistics(table_paths, six_whole_path):
+    for name, path in (("three", table_paths["three"]), ("six", six_whole_path)):
+        committed = load_statistics(STATS / f"{name}.json")
+        fresh = table_statistics(TableFile.open(path))
+        assert fresh["sectors"] == committed["sectors"], name
+        assert compare_statistics(committed, fresh) == []
+
+
+def test_check_stats_accepts_a_matching_file(six_whole_path):
+    result = CliRunner().invoke(
+        main, ["info", str(six_whole_path), "--check-stats", str(STATS / "six.json")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "all 77 sectors agree" in result.output
+
+
+def test_check_stats_names_each_difference(six_whole_path, tmp_path):
+    stats = json.loads((STATS / "six.json").read_text())
+    stats["sectors"]["5_4_1_1"]["wins"] += 1
+    del stats["sectors"]["0_0_6_6"]
+    changed = tmp_path / "six.json"
+    changed.write_text(json.dumps(stats))
+    result = CliRunner().invoke(main, ["info", str(six_whole_path), "--check-stats", str(changed)])
+    assert result.exit_code == 1
+    assert "5_4_1_1: wins" in result.output
+    assert "sectors not in the statistics: 0_0_6_6" in result.output
+    assert result.output.strip().splitlines()[-1].startswith("Error: ")
+
+
+def test_an_incomplete_file_does_not_match(table_paths):
+    # the shared six tables hold only the moving sectors up to 4 stones a side
+    result = CliRunner().invoke(
+        main, ["info", str(table_paths["six"]), "--check-stats", str(STATS / "six.json")]
+    )
+    assert result.exit_code == 1
+    assert "sectors missing" in result.output
+
+
+def test_check_stats_refuses_a_file_that_is_not_statistics(table_paths):
+    result = CliRunner().invoke(
+        main, ["info", str(table_paths["three"]), "--check-stats", str(table_paths["three"])]
+    )
+    assert result.exit_code == 1
+    assert "cannot read statistics" in result.output
+    assert "Traceback" not in result.output
