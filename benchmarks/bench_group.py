@@ -9,8 +9,10 @@ many draws (6-6: 82 %) does little level work per position: this split is what s
 whether a group is slow per position because its kernels are slow or because it has
 more work per position.
 
+A placement sector is a group of its own whose solve is its init pass alone.
+
 Usage: ``python benchmarks/bench_group.py TABLE GROUP [--threads N]``, e.g.
-``python benchmarks/bench_group.py data/nine.h5 8-8 --threads 2``.
+``python benchmarks/bench_group.py data/nine.h5 8-8 --threads 2`` or ``... 8-4-1-0``.
 """
 
 from __future__ import annotations
@@ -34,15 +36,16 @@ from solver.storage import TableFile  # noqa: E402
 
 
 def find_group(table: TableFile, name: str) -> tuple:
-    """The moving-phase group holding sector ``name`` (``8-8``, or ``9-7`` for the twin)."""
+    """The group holding sector ``name``: ``8-8``, ``9-7`` for the 9-7/7-9 twin, or a
+    placement sector such as ``8-4-1-0`` (a group of its own)."""
     sector = parse_sector(name)
-    for group in solve_plan(table.variant, "moving"):
+    for group in solve_plan(table.variant):
         if sector in group:
             missing = [sector_key(s) for s in group if s not in table.sectors()]
             if missing:
                 raise MorrisError(f"{', '.join(missing)} not in {table.path}: solve it first")
             return group
-    raise MorrisError(f"{name} is not a moving-phase sector of {table.variant.name}")
+    raise MorrisError(f"{name} is not a sector of {table.variant.name}")
 
 
 def measure(table: TableFile, group: tuple, threads: int) -> dict:
@@ -106,7 +109,9 @@ def report(m: dict, threads: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("table", help="table file holding the group and its exits")
-    parser.add_argument("group", help="a sector of the group: 8-8, or 9-7 for the 9-7/7-9 twin")
+    parser.add_argument(
+        "group", help="a sector of the group: 8-8, 9-7 for the 9-7/7-9 twin, or 8-4-1-0"
+    )
     parser.add_argument("--threads", type=int, default=numba.config.NUMBA_NUM_THREADS)
     args = parser.parse_args()
     try:

@@ -142,8 +142,16 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                 else:
                     # collect the exits first and read their codes in a second loop, with
                     # each line prefetched as soon as its index is known, so the cache
-                    # misses into the exit sectors overlap instead of queueing
-                    idx = canonical_index(T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j])
+                    # misses into the exit sectors overlap instead of queueing. A quiet
+                    # exit (a placement) has our `other` as its mover: classified above.
+                    if kind == 0:
+                        idx = index_in_class(
+                            T, B, SI[tk, B_], quiet_class, quiet_sym, out_other[j]
+                        )
+                    else:
+                        idx = canonical_index(
+                            T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j]
+                        )
                     exit_kind[n_exits] = kind
                     exit_index[n_exits] = idx
                     n_exits += 1

@@ -45,7 +45,7 @@ def test_the_split_of_a_twin_adds_up(six_table):
 
 @pytest.mark.parametrize("args, message", [
     (["missing.h5", "4-4"], "missing.h5"),
-    (["TABLE", "7-3"], "not a moving-phase sector of six"),
+    (["TABLE", "7-3"], "not a sector of six"),
     (["TABLE", "4-x"], "bad sector"),
     (["TABLE", "4-4", "--threads", "0"], "--threads"),
 ])
