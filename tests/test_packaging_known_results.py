@@ -5,22 +5,11 @@ disagreement fails."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 
-from solver.generate import solve
 from solver.known import check_against_known, known_results
 from solver.probe import Tablebase
-
-
-@pytest.fixture(scope="module")
-def six_whole(tmp_path_factory) -> Path:
-    """Six Men's Morris with its placement phase (the shared fixture holds only the
-    moving sectors up to 4 stones)."""
-    path = tmp_path_factory.mktemp("six") / "six.h5"
-    solve("six", path, show_progress=False, log=lambda s: None)
-    return path
 
 
 def test_every_result_names_a_source_outside_the_project():
@@ -37,9 +26,9 @@ def test_every_result_names_a_source_outside_the_project():
      ("nine", {"sector 3_3_0_0 statistics"})],
 )
 def test_the_solved_tables_agree_with_the_published_results(
-    table_paths, six_whole, name, expected_checks
+    table_paths, six_whole_path, name, expected_checks
 ):
-    tb = Tablebase.open(six_whole if name == "six" else table_paths[name])
+    tb = Tablebase.open(six_whole_path if name == "six" else table_paths[name])
     checks = check_against_known(tb)
     assert {c.what for c in checks} == expected_checks
     for check in checks:
