@@ -84,7 +84,7 @@ class SearchResult:
     """What a search found and what it cost (the CLI reports nodes and seconds)."""
 
     value: Value  # for the side to move in the searched position; plies None for WDL
-    nodes: int  # search calls: placement nodes, table leaves and transposition hits
+    nodes: int  # positions entered (table hits too), not the leaves a last placement reads
     seconds: float  # all of it, loading the tables included
     tt_entries: int  # canonical positions in the transposition table at the end
     load_seconds: float = 0.0  # the part spent loading the moving-phase tables

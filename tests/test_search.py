@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -313,3 +315,17 @@ def _placement_positions(variant: str, games: int, seed: int) -> set[Position]:
             found.add(pos)
             pos = play(pos, rng.choice(legal_moves(pos)))
     return found
+
+
+def test_bench_search_reports_and_checks(three):
+    """``benchmarks/bench_search.py`` searches the start with each setting and checks
+    the value against the tables."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_search.py"
+    out = subprocess.run(
+        [sys.executable, str(script), "three", "--db", str(three.path), "--order", "0,31",
+         "--etc-plies", "99,2", "--metric", "dtm"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    lines = [line for line in out.splitlines() if line.startswith("order")]
+    assert len(lines) == 4 and all("win in 9 plies = tables" in line for line in lines), out
+    assert all("nodes" in line and "TT entries" in line for line in lines)
