@@ -16,8 +16,11 @@ tables, colex ranks via binomials, and per class the position of each free point
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections import namedtuple
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -186,7 +189,30 @@ def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_ba
 
 @lru_cache(maxsize=8)
 def index_tables(board: Board, max_stones: int) -> IndexTables:
-    """Index tables for every mover-set size 0..max_stones on ``board`` (built once)."""
+    """Index tables for every mover-set size 0..max_stones on ``board``, built once and
+    kept on disk beside the compiled kernels: building them for Nine Men's Morris takes
+    most of a second, about what a whole cold probe may take; loading them, 20 ms."""
+    sym_bytes = board.sym_byte_tables
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest.update(f"{board.n} {max_stones}".encode() + sym_bytes.tobytes())
+    path = Path(__file__).resolve().parent / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
+    try:
+        with np.load(path) as stored:
+            return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
+    except (OSError, KeyError, ValueError):
+        pass
+    tables = _build_index_tables(board, max_stones)
+    try:  # a folder that cannot be written only costs the next process the build
+        path.parent.mkdir(exist_ok=True)
+        partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+        np.savez(partial, **tables._asdict())
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return tables
+
+
+def _build_index_tables(board: Board, max_stones: int) -> IndexTables:
     n = board.n
     binom = np.zeros((n + 2, n + 2), dtype=np.int64)
     for i in range(n + 2):

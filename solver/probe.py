@@ -130,15 +130,6 @@ def _locate_successors(R, T, mover, other, W, B, WF, BF, out_mover, out_other, o
     return count
 
 
-@njit(cache=True)
-def _successor_slots(mover, other, W, B, WF, BF, out_mover, out_other, out_kind, out_index,
-                     *tables):
-    """``_locate_successors`` for the chunk-wise path, which reads the codes itself."""
-    R, T = split_tables(tables)
-    return _locate_successors(R, T, mover, other, W, B, WF, BF, out_mover, out_other,
-                              out_kind, out_index)
-
-
 @njit(cache=True, inline="always")
 def _score(code):
     """A successor's code as a score for the side to move now, ordered like

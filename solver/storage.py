@@ -140,6 +140,12 @@ class TableFile:
                 if not name.startswith(_TMP_PREFIX)
             }
 
+    def sector_set(self) -> set[Sector]:
+        """The complete sectors, without reading their statistics (``sectors`` reads
+        every attribute: a second for Nine Men's Morris' 318 sectors)."""
+        with _h5(self.path, "r") as f:
+            return {parse_sector_key(n) for n in f["sectors"] if not n.startswith(_TMP_PREFIX)}
+
     def has_sector(self, sector: Sector) -> bool:
         with _h5(self.path, "r") as f:
             return sector_key(sector) in f["sectors"]

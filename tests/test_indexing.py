@@ -12,7 +12,15 @@ import pytest
 from numba import njit, prange
 
 from solver.board import BOARDS
-from solver.indexing import canonical_index, index_tables, sector_slots, unrank
+from solver.indexing import (
+    IndexTables,
+    _build_index_tables,
+    canonical_index,
+    index_tables,
+    sector_slots,
+    unrank,
+)
+from solver.variants import get_variant
 
 
 @njit(parallel=True)
@@ -189,3 +197,16 @@ def test_index_follows_the_table_format(board_name, W, B):
         other = sum(1 << int(p) for p in points[W : W + B])
         expected = _reference_index(board, masks, W, B, mover, other)
         assert canonical_index(T, W, B, mover, other) == expected
+
+
+def test_index_tables_kept_on_disk_equal_freshly_built_ones():
+    for name in ("three", "six", "nine"):
+        variant = get_variant(name)
+        index_tables.cache_clear()
+        first = index_tables(variant.board, variant.stones)  # built or loaded
+        index_tables.cache_clear()
+        again = index_tables(variant.board, variant.stones)  # loaded: the first stored it
+        built = _build_index_tables(variant.board, variant.stones)
+        for field, a, b, c in zip(IndexTables._fields, first, again, built, strict=True):
+            assert np.array_equal(a, c) and np.array_equal(b, c), (name, field)
+            assert np.asarray(b).dtype == np.asarray(c).dtype, (name, field)
