@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from cli.main import main
 from solver import storage
-from solver.generate import peak_rss_bytes, reset_peak_rss
-from solver.sectors import parse_sector
+from solver.generate import peak_rss_bytes, reset_peak_rss, solve_group
+from solver.sectors import dependencies, parse_sector
 from solver.storage import TableFile
 from solver.variants import get_variant
 
@@ -67,6 +67,35 @@ def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp
     assert set(three) == {"positions", "wins", "draws", "losses", "max_win_plies",
                           "max_loss_plies"}
     assert (three["wins"], three["losses"], three["draws"]) == (140_621, 28_736, 269)
+
+
+def test_a_placement_solve_killed_mid_sector_resumes_to_the_same_tables(tmp_path):
+    path = tmp_path / "nine.h5"
+    target = "4_4_1_0"  # 3.7 million slots: seconds on one thread
+    args = MORRIS + ["solve", "nine", "--sector", "4-4-1-0", "--threads", "1", "--quiet",
+                     "--out", str(path)]
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 300
+    # the 5-4/4-5 twin is the last group before the placement sector
+    while "4_5_0_0" not in _sectors_in(path) and time.time() < deadline:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert target not in _sectors_in(path), "killed too late to be mid-sector"
+
+    rerun = CliRunner().invoke(main, ["solve", "nine", "--sector", "4-4-1-0", "--quiet",
+                                      "--out", str(path)])
+    assert rerun.exit_code == 0, rerun.output
+    assert "solved 1 sectors" in rerun.output
+    table = TableFile.open(path)
+    sector = (4, 4, 1, 0)
+    variant = get_variant("nine")
+    exits = {s: table.read_sector(s) for s in dependencies(variant, [sector])}
+    fresh = solve_group(variant, (sector,), exits).codes[sector]
+    assert np.array_equal(table.read_sector(sector), fresh)
 
 
 _WRITER = """
