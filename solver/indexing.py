@@ -192,10 +192,12 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
     """Index tables for every mover-set size 0..max_stones on ``board``, built once and
     kept on disk beside the compiled kernels: building them for Nine Men's Morris takes
     most of a second, about what a whole cold probe may take; loading them, 20 ms."""
-    sym_bytes = board.sym_byte_tables
-    digest = hashlib.sha256(Path(__file__).read_bytes())
-    digest.update(f"{board.n} {max_stones}".encode() + sym_bytes.tobytes())
-    path = Path(__file__).resolve().parent / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
+    # the key: what the tables are derived from (the board's symmetries come from its
+    # lines and mills), and the code that derives them
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256((here / "indexing.py").read_bytes() + (here / "board.py").read_bytes())
+    digest.update(repr((board.points, board.edges, board.mills, max_stones)).encode())
+    path = here / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
     try:
         with np.load(path) as stored:
             return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
