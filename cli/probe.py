@@ -11,10 +11,10 @@ from pathlib import Path
 import click
 
 from solver.errors import MorrisError
-from solver.generate import default_table_path
 from solver.position import Position
 from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase
 from solver.rules import terminal
+from solver.storage import default_table_path
 from solver.values import Value
 from solver.variants import Variant
 

@@ -44,7 +44,7 @@ from .sectors import (
     solve_plan,
     successor_sector,
 )
-from .storage import TableFile
+from .storage import TableFile, default_table_path
 from .values import MAX_PLIES
 from .variants import Variant, get_variant
 
@@ -78,10 +78,6 @@ class SolveReport:
     path: Path
     solved: list[GroupReport] = field(default_factory=list)
     skipped: int = 0
-
-
-def default_table_path(variant: Variant | str) -> Path:
-    return Path("data") / f"{get_variant(variant).name}.h5"
 
 
 def reset_peak_rss() -> None:

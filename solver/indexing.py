@@ -11,40 +11,19 @@ stabilizer, the smallest resulting rank is taken. Slots whose other-set rank is 
 minimum hold no canonical position: they are *padding* and are marked in the tables.
 
 Everything is table lookups: mover-set rank -> (class, symmetry), byte-wise symmetry
-tables, colex ranks via binomials, and per class the position of each free point.
+tables, colex ranks via binomials, and per class the position of each free point. The
+tables and a plain-Python reading of the same index live in ``index_format``; these are
+the Numba kernels that the solver, the verifier and warm probes run.
 """
 
 from __future__ import annotations
-
-import hashlib
-import os
-from collections import namedtuple
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from .bits import trailing_zeros
 from .board import Board
-
-IndexTables = namedtuple(
-    "IndexTables",
-    [
-        "n",  # number of board points
-        "binom",  # binom[n, k], int64
-        "binom_t",  # binom_t[k, n] = binom[n, k]: unrank scans one k along n
-        "sym_bytes",  # [g, byte, value] -> image mask
-        "rank_off",  # rank_off[W]: offset of the W-stone sets in rank_class / rank_sym
-        "rank_class",  # global class id of each mover set, by colex rank
-        "rank_sym",  # first symmetry taking that set to its canonical form
-        "class_off",  # class_off[W]: first global class id of W-stone sets
-        "class_mask",  # canonical mover mask of each class
-        "class_stab",  # bit mask of non-identity symmetries fixing the canonical mask
-        "class_freepos",  # [class, point] -> rank of the point among the free points
-        "class_freepts",  # [class, j] -> j-th free point
-    ],
-)
+from .index_format import IndexTables, index_tables, sector_slots  # noqa: F401 (the tables)
 
 
 @njit(cache=True, inline="always")
@@ -143,12 +122,6 @@ def is_canonical_slot(T, W, B, idx):
     return canonical_index(T, W, B, mover, other) == idx
 
 
-def sector_slots(T, W: int, B: int) -> int:
-    """Number of index slots (canonical positions plus padding) of sector (W, B)."""
-    classes = int(T.class_off[W + 1] - T.class_off[W])
-    return classes * int(T.binom[T.n - W, B])
-
-
 @njit(cache=True)
 def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_base, out_masks):
     """Assign every W-subset of n points its canonical class and symmetry.
@@ -187,34 +160,9 @@ def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_ba
     return classes
 
 
-@lru_cache(maxsize=8)
-def index_tables(board: Board, max_stones: int) -> IndexTables:
-    """Index tables for every mover-set size 0..max_stones on ``board``, built once and
-    kept on disk beside the compiled kernels: building them for Nine Men's Morris takes
-    most of a second, about what a whole cold probe may take; loading them, 20 ms."""
-    # the key: what the tables are derived from (the board's symmetries come from its
-    # lines and mills), and the code that derives them
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256((here / "indexing.py").read_bytes() + (here / "board.py").read_bytes())
-    digest.update(repr((board.points, board.edges, board.mills, max_stones)).encode())
-    path = here / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
-    try:
-        with np.load(path) as stored:
-            return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
-    except (OSError, KeyError, ValueError):
-        pass
-    tables = _build_index_tables(board, max_stones)
-    try:  # a folder that cannot be written only costs the next process the build
-        path.parent.mkdir(exist_ok=True)
-        partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
-        np.savez(partial, **tables._asdict())
-        os.replace(partial, path)
-    except OSError:
-        pass
-    return tables
-
-
-def _build_index_tables(board: Board, max_stones: int) -> IndexTables:
+def build_index_tables(board: Board, max_stones: int) -> IndexTables:
+    """The index tables computed from the board (``index_format.index_tables`` keeps them
+    on disk)."""
     n = board.n
     binom = np.zeros((n + 2, n + 2), dtype=np.int64)
     for i in range(n + 2):

@@ -4,31 +4,35 @@
 by chunk: a probe decompresses only the HDF5 chunks that hold the position or its
 successors, so one question about a sector of 600 million positions reads a few MB. A
 sector that is used more (``whole_sector_after`` chunk reads, or a small one at once) is
-loaded whole, after which a probe is one Numba call and a move list one more; whole
-sectors and chunks share one least-recently-used cache bounded in bytes (per-element
-HDF5 reads cost ~10 µs uncompressed and 100+ µs from a cold compressed chunk, far too
-slow for search). Positions that are already over are answered by the rules, so their
-sectors (fewer than 3 stones) need no table.
+loaded whole; whole sectors and chunks share one least-recently-used cache bounded in
+bytes (per-element HDF5 reads cost ~10 µs uncompressed and 100+ µs from a cold
+compressed chunk, far too slow for search).
+
+The first few queries of a ``Tablebase`` are answered in plain Python (the rules'
+move generator and ``index_format``'s index): a command-line probe is over before
+importing Numba and loading the compiled kernels (about 0.8 s) would pay off. Later
+queries run the kernels of ``probe_kernels``: a probe is one Numba call and a move list
+one more. Positions that are already over are answered by the rules, so their sectors
+(fewer than 3 stones) need no table.
 """
 
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
+import sys
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
-from numba import njit
 
-from .generate import default_table_path
-from .indexing import IndexTables, canonical_index, index_tables, sector_slots
-from .movegen import MAX_MOVES, WIN_NOW, gen_moves, has_mill, kernel_tables, split_tables
+from .index_format import IndexTables, canonical_index, index_tables, sector_slots
 from .position import Position
-from .rules import Move, terminal
+from .rules import Move, successors, terminal
 from .sectors import Sector, is_moving, reachable_sectors, sector_key
-from .storage import TableError, TableFile
+from .storage import TableError, TableFile, default_table_path
 from .values import PAD, Result, Value
 from .variants import VARIANTS, Variant
 
@@ -36,10 +40,19 @@ DEFAULT_CACHE_BYTES = 4 << 30
 # Chunk reads of one sector after which it is loaded whole (when it fits the cache): a
 # cold probe reads a few chunks, a game or a search soon many more.
 DEFAULT_WHOLE_SECTOR_AFTER = 64
+# Queries a Tablebase answers in plain Python before it loads the kernels (unless this
+# process has loaded them already): enough for a command-line probe and its move list.
+_PLAIN_QUERIES = 8
 _NO_CODES = np.empty(0, dtype=np.uint8)
 _BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
+# scores order like ``Value.sort_key`` (``probe_kernels.score``): wins, then draws, losses
 _DRAW_SCORE = 1 << 17
 _LOSS_SCORE = 1 << 18
+
+
+def _kernels_imported() -> bool:
+    """Whether this process has loaded the kernels already (then use them at once)."""
+    return "solver.probe_kernels" in sys.modules
 
 
 class MissingSectorError(TableError):
@@ -59,21 +72,17 @@ class MoveValue:
     value: Value
 
 
-@njit(cache=True)
-def _fits_in_bytes(codes):
-    """Whether every code is padding or below the byte's padding mark."""
-    for c in codes:
-        if _BYTE_PAD <= c < PAD:
-            return False
-    return True
-
-
 def compact_codes(codes: np.ndarray) -> np.ndarray:
     """The codes as bytes (padding as ``_BYTE_PAD``) when they all fit, else unchanged:
     half the memory for the cache. Every distance of Nine Men's Morris fits (the longest
     is 203 plies), so its whole moving phase takes 8.6 GiB in memory instead of 17.1,
     which the start-value search needs to hold at once."""
-    return codes.astype(np.uint8) if _fits_in_bytes(codes) else codes
+    step = 1 << 24  # bounded temporaries for sectors of a billion slots
+    for lo in range(0, len(codes), step):
+        part = codes[lo : lo + step]
+        if ((part >= _BYTE_PAD) & (part != PAD)).any():
+            return codes
+    return codes.astype(np.uint8)
 
 
 def widen_codes(codes: np.ndarray) -> np.ndarray:
@@ -85,95 +94,9 @@ def widen_codes(codes: np.ndarray) -> np.ndarray:
     return wide
 
 
-@njit(cache=True, inline="always")
-def code_at(codes, i):
-    """``codes[i]`` as a full code, for uint16 codes and for ``compact_codes`` bytes."""
-    code = np.int64(codes[i])
-    if codes.itemsize == 1 and code == _BYTE_PAD:
-        return np.int64(PAD)
-    return code
-
-
-@njit(cache=True)
-def _probe_code(codes, W, B, mover, other, *tables):
-    """The stored code of (mover, other) in a sector of (W, B) stones (``tables``: see
-    ``kernel_tables``)."""
-    _, T = split_tables(tables)
-    return code_at(codes, canonical_index(T, W, B, mover, other))
-
-
-@njit(cache=True)
-def _probe_index(W, B, mover, other, *tables):
-    """The slot of (mover, other) in a sector of (W, B) stones."""
-    _, T = split_tables(tables)
-    return canonical_index(T, W, B, mover, other)
-
-
-@njit(cache=True, inline="always")
-def _locate_successors(R, T, mover, other, W, B, WF, BF, out_mover, out_other, out_kind,
-                       out_index):
-    """Every successor of (mover, other) and where its code is stored: ``out_kind[j]``
-    is the number of stones the move removes, or -1 when it ends the game (the opponent
-    is left with fewer than 3 stones, or a line of three wins); ``out_index[j]`` is the
-    successor's slot in the sector of (B - kind, W or W + 1) stones. Returns the count,
-    0 exactly when the position is terminal."""
-    if W + WF < 3 or (R.line_wins != 0 and has_mill(R, other)):
-        return 0
-    count = gen_moves(R, mover, other, W, WF, out_mover, out_other, out_kind)
-    to_B = W + 1 if WF > 0 else W
-    for j in range(count):
-        kind = out_kind[j]
-        if kind == WIN_NOW or B - kind + BF < 3:
-            out_kind[j] = -1
-        else:
-            out_index[j] = canonical_index(T, B - kind, to_B, out_mover[j], out_other[j])
-    return count
-
-
-@njit(cache=True, inline="always")
-def _score(code):
-    """A successor's code as a score for the side to move now, ordered like
-    ``Value.sort_key`` (smaller is better): a code c != 0 gives the mover a result c
-    plies away, a win if c is odd (the successor is lost), a loss if c is even."""
-    return _DRAW_SCORE if code == 0 else code if code & 1 else _LOSS_SCORE - code
-
-
-@njit(cache=True)
-def _scored_successors(
-    mover, other, W, B, WF, BF, codes0, codes1, codes2, out_mover, out_other, out_kind,
-    out_index, out_score, *tables,
-):
-    """Every successor of (mover, other) and its ``_score``, reading the code of a move
-    removing ``k`` stones from ``codes<k>`` (1, lost in 0, after a move that ends the
-    game). Returns ``(count, missing, damaged)``: ``count`` is 0 exactly when the
-    position is terminal; ``missing`` and ``damaged`` are bit sets of the ``k`` whose
-    codes were needed but not given (empty), or hold a padding code."""
-    R, T = split_tables(tables)
-    count = _locate_successors(R, T, mover, other, W, B, WF, BF, out_mover, out_other,
-                               out_kind, out_index)
-    missing = 0
-    damaged = 0
-    for j in range(count):
-        kind = out_kind[j]
-        code = 1
-        if kind >= 0:
-            # no "codes = codes0 if ... else ...": the three may differ in dtype
-            size = len(codes0) if kind == 0 else len(codes1) if kind == 1 else len(codes2)
-            if size == 0:
-                missing |= 1 << kind
-                continue
-            i = out_index[j]
-            code = (code_at(codes0, i) if kind == 0 else
-                    code_at(codes1, i) if kind == 1 else code_at(codes2, i))
-            if code == PAD:
-                damaged |= 1 << kind
-                continue
-        out_score[j] = _score(code)
-    return count, missing, damaged
-
-
 def _codes_of(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """``code_at`` over many slots from Python: full int64 codes, padding as ``PAD``."""
+    """``probe_kernels.code_at`` over many slots from Python: full int64 codes, padding
+    as ``PAD``."""
     found = codes[indices].astype(np.int64)
     if codes.dtype == np.uint8:
         found[found == _BYTE_PAD] = PAD
@@ -198,9 +121,11 @@ class Tablebase:
         self._chunk_slots: dict[Sector, int] = {}  # per sector read chunk-wise
         self._chunk_reads: dict[Sector, int] = {}
         self._cached_bytes = 0
+        self._queries = 0
+        self._loaded_kernels: ModuleType | None = None
         v = table.variant
         self._variant = VARIANTS[v.name] if VARIANTS.get(v.name) == v else v  # fast `is` check
-        self._buffers = tuple(np.empty(MAX_MOVES, np.int64) for _ in range(5))
+        self._buffers: tuple[np.ndarray, ...] = ()  # the kernels' move buffers
 
     @classmethod
     def open(
@@ -242,11 +167,12 @@ class Tablebase:
         B = other.bit_count()
         sector = (W, B, position.mover_hand, position.other_hand)
         codes = self._cached(sector)
+        kernels = self._kernels()
         try:
-            if len(codes):
-                code = _probe_code(codes, W, B, mover, other, *self._tables)
+            if len(codes) and kernels is not None:
+                code = kernels.probe_code(codes, W, B, mover, other, *self._tables)
             else:
-                index = _probe_index(W, B, mover, other, *self._tables)
+                index = canonical_index(self._T, W, B, mover, other)
                 code = int(self._codes_at(sector, np.array([index]))[0])
         except MissingSectorError:
             end = terminal(position)  # a game that is over needs no table
@@ -317,7 +243,22 @@ class Tablebase:
     @cached_property
     def _tables(self) -> tuple:
         """Rule and index tables as the kernels' trailing arguments (``kernel_tables``)."""
+        from .movegen import kernel_tables
+
         return kernel_tables(self._variant)
+
+    def _kernels(self) -> ModuleType | None:
+        """``probe_kernels``, once this Tablebase has answered ``_PLAIN_QUERIES`` queries
+        (or the process has loaded it already); None before: answer in plain Python."""
+        if self._loaded_kernels is None:
+            self._queries += 1
+            if self._queries <= _PLAIN_QUERIES and not _kernels_imported():
+                return None
+            from . import probe_kernels
+
+            self._buffers = tuple(np.empty(probe_kernels.MAX_MOVES, np.int64) for _ in range(5))
+            self._loaded_kernels = probe_kernels
+        return self._loaded_kernels
 
     def _check_variant(self, position: Position) -> None:
         if position.variant is not self._variant and position.variant != self._variant:
@@ -327,10 +268,14 @@ class Tablebase:
             )
 
     def _successors(self, position: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Successor masks (side to move first) and scores (see ``_scored_successors``),
-        as views of buffers the next call overwrites. With every sector the moves lead
-        to loaded whole this is one Numba call; otherwise the codes of the other sectors
-        are read chunk by chunk (``_codes_at``)."""
+        """Successor masks (side to move first) and scores (see
+        ``probe_kernels.scored_successors``), as views of buffers the next call
+        overwrites. With the kernels and every sector the moves lead to loaded whole this
+        is one Numba call; the codes of sectors not loaded whole are read chunk by chunk
+        (``_codes_at``) at the slots that call located."""
+        kernels = self._kernels()
+        if kernels is None:
+            return self._plain_successors(position)
         out_mover, out_other, out_kind, out_index, out_score = self._buffers
         mover, other = position.mover, position.other
         W, B = mover.bit_count(), other.bit_count()
@@ -339,7 +284,7 @@ class Tablebase:
             targets = [(B - k, W + 1, BF, WF - 1) for k in range(3)]
         else:
             targets = [(B - k, W, 0, 0) for k in range(3)]
-        count, missing, damaged = _scored_successors(
+        count, missing, damaged = kernels.scored_successors(
             mover, other, W, B, WF, BF, *(self._cached(s) for s in targets), out_mover,
             out_other, out_kind, out_index, out_score, *self._tables,
         )
@@ -357,6 +302,30 @@ class Tablebase:
                 codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes)
             )
         return out_mover[:count], out_other[:count], out_score[:count]
+
+    def _plain_successors(self, position: Position) -> tuple[np.ndarray, ...]:
+        """What ``_successors`` returns, from the rules' move generator and the plain
+        index: milliseconds a position instead of microseconds, but no compiler."""
+        pairs = successors(position)
+        movers = np.array([after.mover for _, after in pairs], np.int64)
+        others = np.array([after.other for _, after in pairs], np.int64)
+        codes = np.ones(len(pairs), np.int64)  # a move that ends the game: lost in 0
+        lines = self._variant.board.mill_masks.tolist() if self._variant.line_wins else ()
+        slots: dict[Sector, list[tuple[int, int]]] = defaultdict(list)
+        for j, (_, after) in enumerate(pairs):
+            W, B = after.mover.bit_count(), after.other.bit_count()
+            if W + after.mover_hand < 3 or any(after.other & m == m for m in lines):
+                continue
+            slots[(W, B, after.mover_hand, after.other_hand)].append(
+                (j, canonical_index(self._T, W, B, after.mover, after.other))
+            )
+        for sector, found in slots.items():
+            js, indices = (np.array(column, np.int64) for column in zip(*found, strict=True))
+            codes[js] = self._codes_at(sector, indices)
+            if (codes[js] == PAD).any():
+                raise self.damaged(sector)
+        scores = np.where(codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes))
+        return movers, others, scores
 
     def _cached(self, sector: Sector) -> np.ndarray:
         """The sector's codes if cached (now most recently used), else an empty array."""

@@ -52,7 +52,8 @@ from .generate import default_table_path
 from .indexing import canonical_index
 from .movegen import MAX_MOVES, WIN_NOW, gen_moves, kernel_tables, split_tables
 from .position import Position
-from .probe import MissingSectorError, Tablebase, code_at, widen_codes
+from .probe import MissingSectorError, Tablebase, widen_codes
+from .probe_kernels import code_at
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_key, successors
 from .storage import TableFile

@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import MorrisError
 from .sectors import Sector, parse_sector_key, sector_key
-from .variants import Variant
+from .variants import Variant, get_variant
 
 FORMAT_VERSION = 1
 METRIC = "plies to the end of the game (depth to win), through captures"
@@ -35,6 +35,11 @@ _CHUNK = 1 << 20
 # step: 8-8 written in 14.7 s); waiting far longer costs nothing, failing would cost a
 # solve its current sector.
 LOCK_WAIT_SECONDS = 300.0
+
+
+def default_table_path(variant: Variant | str) -> Path:
+    """Where ``morris solve`` writes a variant's tables and the readers look for them."""
+    return Path("data") / f"{get_variant(variant).name}.h5"
 
 
 class TableError(MorrisError):

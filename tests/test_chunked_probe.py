@@ -9,9 +9,12 @@ loaded whole at once; the same file is then probed chunk by chunk and whole.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
+from solver import probe as probe_module
 from solver import storage
 from solver.generate import solve
 from solver.indexing import sector_slots
@@ -104,3 +107,54 @@ def test_chunks_and_sectors_share_the_byte_bound(six_path):
         assert tb.cached_bytes == sum(c.nbytes for c in tb._chunks.values()) + sum(
             c.nbytes for c in tb._cache.values()
         )
+
+
+@pytest.mark.parametrize("chunk_wise", [True, False])
+def test_plain_python_answers_equal_the_kernels(six_path, monkeypatch, chunk_wise):
+    """The first queries of a Tablebase run in plain Python (no Numba for a cold
+    probe), the later ones in the kernels: both must give the same answers."""
+    after = 10**9 if chunk_wise else 0
+    positions = random_positions(150, seed=8)
+    monkeypatch.setattr(probe_module, "_kernels_imported", lambda: False)
+    monkeypatch.setattr(probe_module, "_PLAIN_QUERIES", 10**9)
+    plain = Tablebase.open(six_path, whole_sector_after=after)
+    plain_answers = [(plain.probe(p), plain.moves(p), plain.best_move(p)) for p in positions]
+    assert plain._loaded_kernels is None
+    monkeypatch.setattr(probe_module, "_PLAIN_QUERIES", 0)
+    fast = Tablebase.open(six_path, whole_sector_after=after)
+    fast_answers = [(fast.probe(p), fast.moves(p), fast.best_move(p)) for p in positions]
+    assert fast._loaded_kernels is not None
+    assert plain_answers == fast_answers
+
+
+def test_plain_index_equals_the_kernels():
+    from solver import index_format, indexing
+    from solver.variants import get_variant
+
+    rng = random.Random(4)
+    for name in ("three", "six", "nine"):
+        variant = get_variant(name)
+        T = index_format.index_tables(variant.board, variant.stones)
+        for _ in range(2000):
+            W = rng.randint(0, variant.stones)
+            B = rng.randint(0, min(variant.stones, variant.board.n - W))
+            points = rng.sample(range(variant.board.n), W + B)
+            mover = sum(1 << p for p in points[:W])
+            other = sum(1 << p for p in points[W:])
+            assert index_format.canonical_index(T, W, B, mover, other) == (
+                indexing.canonical_index(T, W, B, mover, other)
+            ), (name, W, B, mover, other)
+
+
+def test_a_command_line_probe_does_not_load_numba(six_path):
+    script = (
+        "import sys\n"
+        "from cli.main import main\n"
+        f"try:\n    main(['probe', 'six', 'W:a1 B:e5 w h:5,5', '--db', {str(six_path)!r}])\n"
+        "except SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "False", out.stdout
+    assert "moves, valued for White" in out.stdout

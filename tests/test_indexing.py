@@ -14,7 +14,7 @@ from numba import njit, prange
 from solver.board import BOARDS
 from solver.indexing import (
     IndexTables,
-    _build_index_tables,
+    build_index_tables,
     canonical_index,
     index_tables,
     sector_slots,
@@ -206,7 +206,7 @@ def test_index_tables_kept_on_disk_equal_freshly_built_ones():
         first = index_tables(variant.board, variant.stones)  # built or loaded
         index_tables.cache_clear()
         again = index_tables(variant.board, variant.stones)  # loaded: the first stored it
-        built = _build_index_tables(variant.board, variant.stones)
+        built = build_index_tables(variant.board, variant.stones)
         for field, a, b, c in zip(IndexTables._fields, first, again, built, strict=True):
             assert np.array_equal(a, c) and np.array_equal(b, c), (name, field)
             assert np.asarray(b).dtype == np.asarray(c).dtype, (name, field)

@@ -1,0 +1,122 @@
+"""The index of the table format in plain Python: the tables it is computed from, kept
+on disk, and the slot of one position.
+
+``indexing`` holds the same computation as Numba kernels, which the solver and warm
+probes run; this reading needs no compiler, so a cold probe of a few positions answers
+without importing Numba and loading compiled kernels, which costs about 0.8 s, most of
+the second it may take. Tests hold the two equal slot for slot; ``docs/format.md``
+describes the index in words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import namedtuple
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .board import Board
+
+IndexTables = namedtuple(
+    "IndexTables",
+    [
+        "n",  # number of board points
+        "binom",  # binom[n, k], int64
+        "binom_t",  # binom_t[k, n] = binom[n, k]: unrank scans one k along n
+        "sym_bytes",  # [g, byte, value] -> image mask
+        "rank_off",  # rank_off[W]: offset of the W-stone sets in rank_class / rank_sym
+        "rank_class",  # global class id of each mover set, by colex rank
+        "rank_sym",  # first symmetry taking that set to its canonical form
+        "class_off",  # class_off[W]: first global class id of W-stone sets
+        "class_mask",  # canonical mover mask of each class
+        "class_stab",  # bit mask of non-identity symmetries fixing the canonical mask
+        "class_freepos",  # [class, point] -> rank of the point among the free points
+        "class_freepts",  # [class, j] -> j-th free point
+    ],
+)
+
+
+@lru_cache(maxsize=8)
+def index_tables(board: Board, max_stones: int) -> IndexTables:
+    """Index tables for every mover-set size 0..max_stones on ``board``, built once and
+    kept on disk beside the compiled kernels: building them for Nine Men's Morris takes
+    most of a second, loading them 20 to 50 ms."""
+    # the key: what the tables are derived from (the board's symmetries come from its
+    # lines and mills), and the code that derives them
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(b"".join(
+        (here / name).read_bytes() for name in ("index_format.py", "indexing.py", "board.py")
+    ))
+    digest.update(repr((board.points, board.edges, board.mills, max_stones)).encode())
+    path = here / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
+    try:
+        with np.load(path) as stored:
+            return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
+    except (OSError, KeyError, ValueError):
+        pass
+    from .indexing import build_index_tables  # Numba: only when the tables are not on disk
+
+    tables = build_index_tables(board, max_stones)
+    try:  # a folder that cannot be written only costs the next process the build
+        path.parent.mkdir(exist_ok=True)
+        partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
+        np.savez(partial, **tables._asdict())
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return tables
+
+
+def _bits(mask: int) -> list[int]:
+    """The points of a stone mask, lowest first."""
+    points = []
+    while mask:
+        low = mask & -mask
+        points.append(low.bit_length() - 1)
+        mask ^= low
+    return points
+
+
+def _permute(T: IndexTables, g: int, mask: int) -> int:
+    image = 0
+    k = 0
+    while mask:
+        image |= int(T.sym_bytes[g, k, mask & 255])
+        mask >>= 8
+        k += 1
+    return image
+
+
+def _free_rank(T: IndexTables, c: int, other: int) -> int:
+    """Colex rank of ``other`` among the points class ``c``'s mover set leaves free."""
+    return sum(
+        int(T.binom[T.class_freepos[c, p], i]) for i, p in enumerate(_bits(other), start=1)
+    )
+
+
+def canonical_index(T: IndexTables, W: int, B: int, mover: int, other: int) -> int:
+    """The slot of (mover, other) in the sector of W and B stones on the board: the class
+    of the mover's set times C(n - W, B), plus the smallest colex rank, among the free
+    points, of the other's set under the symmetries that take the mover's set to its
+    canonical form."""
+    key = int(T.rank_off[W]) + sum(
+        int(T.binom[p, i]) for i, p in enumerate(_bits(mover), start=1)
+    )
+    c, g = int(T.rank_class[key]), int(T.rank_sym[key])
+    o = _permute(T, g, other)
+    best = _free_rank(T, c, o)
+    stab = int(T.class_stab[c])
+    while stab:
+        low = stab & -stab
+        best = min(best, _free_rank(T, c, _permute(T, low.bit_length() - 1, o)))
+        stab ^= low
+    return (c - int(T.class_off[W])) * int(T.binom[T.n - W, B]) + best
+
+
+def sector_slots(T: IndexTables, W: int, B: int) -> int:
+    """Number of index slots (canonical positions plus padding) of sector (W, B)."""
+    classes = int(T.class_off[W + 1] - T.class_off[W])
+    return classes * int(T.binom[T.n - W, B])
