@@ -97,10 +97,23 @@ def test_every_slot_round_trips_and_canonical_count_matches_burnside(board_name,
     assert canonical == burnside_orbits(board, W, B)
 
 
+@njit
+def _canonical_in_class(T, W, B, base, per_class):
+    """Canonical slots among ``per_class`` slots from ``base``."""
+    found = 0
+    for r in range(per_class):
+        mover, other = unrank(T, W, B, base + r)
+        if canonical_index(T, W, B, mover, other) == base + r:
+            found += 1
+    return found
+
+
 @njit(parallel=True)
 def _canonical_in_stabilized_classes(T, W, B):
     """Canonical slots of the classes whose mover set has a non-trivial stabilizer (the
-    only classes with padding), and how many classes have a trivial one."""
+    only classes with padding), and how many classes have a trivial one. (The inner
+    loop is a function of its own: inlined into the prange loop, Numba on Python 3.12
+    and 3.13 fails with "unexpected cycle in lookup()", numba/numba#10132.)"""
     per_class = T.binom[T.n - W, B]
     first = T.class_off[W]
     canonical = 0
@@ -108,14 +121,8 @@ def _canonical_in_stabilized_classes(T, W, B):
     for c in prange(first, T.class_off[W + 1]):
         if T.class_stab[c] == 0:
             trivial += 1
-            continue
-        base = (c - first) * per_class
-        found = 0
-        for r in range(per_class):
-            mover, other = unrank(T, W, B, base + r)
-            if canonical_index(T, W, B, mover, other) == base + r:
-                found += 1
-        canonical += found
+        else:
+            canonical += _canonical_in_class(T, W, B, (c - first) * per_class, per_class)
     return canonical, trivial
 
 
@@ -162,7 +169,7 @@ def _canonical_masks(board, W):
 
 
 def _reference_index(board, canonical_masks, W, B, mover, other):
-    """The slot of (mover, other) as the table format defines it (DESIGN §3), in plain
+    """The slot of (mover, other) as the table format defines it (docs/format.md), in plain
     Python: class of the smallest mover image, times C(n - W, B), plus the smallest colex
     rank among the free points of the other set's images under the symmetries giving it."""
 
