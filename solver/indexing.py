@@ -1,4 +1,4 @@
-"""Symmetry-reduced perfect indexing of positions inside a sector (DESIGN §3).
+"""Symmetry-reduced perfect indexing of positions inside a sector (docs/format.md).
 
 A sector fixes the number of stones on the board of the side to move (``W``, the
 *mover*) and of the other side (``B``). Within it::

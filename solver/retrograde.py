@@ -1,5 +1,5 @@
 """Retrograde analysis of one group of sectors (a moving-phase twin, or a placement
-sector) as Numba kernels (DESIGN §5).
+sector) as Numba kernels (docs/architecture.md).
 
 Values are uint16 codes (see ``values``): 0 draw/undecided, ``plies + 1`` otherwise.
 

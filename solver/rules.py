@@ -2,7 +2,7 @@
 terminal status, and move notation.
 
 This is the readable reference the Numba solver is checked against, so every rule of
-DESIGN §2 is spelled out once, literally:
+docs/rules.md is spelled out once, literally:
 
 * Terminal, checked in this order: (1) with ``line_wins``, the side not to move has a
   full line -> loss for the side to move; (2) the side to move has fewer than 3 stones

@@ -1,4 +1,4 @@
-"""Sectors, their transitions, and the order in which they are solved (DESIGN §3).
+"""Sectors, their transitions, and the order in which they are solved (docs/architecture.md).
 
 A sector ``(W, B, WF, BF)`` holds the positions with ``W``/``B`` stones on the board and
 ``WF``/``BF`` in hand for the side to move / the other side. Which sectors exist is

@@ -1,4 +1,4 @@
-"""Tables on disk: one HDF5 file per variant, one dataset per sector (DESIGN §6).
+"""Tables on disk: one HDF5 file per variant, one dataset per sector (docs/format.md).
 
 A sector is written under a temporary name and renamed once complete, with its
 statistics attached, so an interrupted solve never leaves a sector that reads as solved.

@@ -1,9 +1,9 @@
-"""Independent forward verification of a table file (``morris verify``, DESIGN §1, §8).
+"""Independent forward verification of a table file (``morris verify``, docs/verification.md).
 
 For every slot of a sector the verifier asks the shared index whether the slot is
 canonical (padding must be exactly the non-canonical slots) and recomputes every
 canonical position's value from the *stored* codes of its successors, with a forward
-move generator written here from the rules of DESIGN §2. It shares the board
+move generator written here from the rules of docs/rules.md. It shares the board
 description and the index with the solver, never its move generator or retrograde
 kernels, so a bug there shows up here as a mismatch instead of being repeated. It also
 recounts each sector's statistics attributes, and reading a dataset checks HDF5's

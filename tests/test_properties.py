@@ -1,5 +1,5 @@
 """Property tests of the rules layer over random positions of every variant: symmetry
-invariance, notation round trips, and the board facts of DESIGN §2."""
+invariance, notation round trips, and the board facts of docs/rules.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test per rule of DESIGN §2, named after the rule, plus notation and parse errors."""
+"""One test per rule of docs/rules.md, named after the rule, plus notation and parse errors."""
 
 from __future__ import annotations
 
