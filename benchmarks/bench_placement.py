@@ -128,9 +128,10 @@ def random_position(variant, ply: int, rng: random.Random) -> Position | None:
 def routes(table: TableFile, plies: list[int], samples: int, distance_plies: set[int],
            seed: int, tt_entries: int) -> tuple[str, int]:
     variant = table.variant
-    tables = Tablebase.open(table.path)
-    # one Tablebase for the search, holding the moving-phase sectors whole
-    searcher = Tablebase.open(table.path, cache_bytes=1 << 40, whole_sector_after=0)
+    # one Tablebase for both routes, its cache unbounded so that the search's
+    # moving-phase sectors stay loaded: the search reads only those, the table route
+    # reads the placement sectors (chunk-wise) and the moving ones
+    tables = searcher = Tablebase.open(table.path, cache_bytes=1 << 40)
     rng = random.Random(seed)
     lines = [
         f"### {variant.name}: the table route against the search route",
@@ -201,7 +202,9 @@ def probe_times(table: TableFile, positions: int, seed: int) -> str:
             chosen.append(position)
         if len(chosen) == positions:
             break
-    chosen.insert(0, Position.start(variant))
+    start = Position.start(variant)
+    if (0, 0, variant.stones, variant.stones) in table.sectors():
+        chosen.insert(0, start)
     lines = [
         f"### {variant.name}: probe times",
         "",
@@ -230,7 +233,8 @@ def probe_times(table: TableFile, positions: int, seed: int) -> str:
     lines.append(f"Cold probes: median {statistics.median(cold):.2f} s, "
                  f"max {max(cold):.2f} s.")
     tb = Tablebase.open(table.path, cache_bytes=1 << 40, whole_sector_after=0)
-    for position in chosen:  # load every sector involved
+    for position in chosen:  # load every sector involved, and the kernels
+        tb.probe(position)
         tb.moves(position)
     for name, call in (("probe", tb.probe), ("best_move", tb.best_move)):
         rounds = 2000

@@ -2,7 +2,7 @@
 placement phase, the moving-phase tables at the leaves.
 
 This needs only the moving-phase sectors, not the placement ones, and is an independent
-check of the table route (DESIGN §4). Two metrics: ``"wdl"`` proves only win, draw or
+check of the table route (docs/verification.md). Two metrics: ``"wdl"`` proves only win, draw or
 loss (what the start position's value needs, and far cheaper), ``"dtm"`` also the
 distance, which must equal the tables' (it checks the distances of late placement
 positions).
@@ -48,7 +48,6 @@ from numba import njit
 from numba.typed import List
 
 from .bits import popcount, trailing_zeros
-from .generate import default_table_path
 from .indexing import canonical_index
 from .movegen import MAX_MOVES, WIN_NOW, gen_moves, kernel_tables, split_tables
 from .position import Position
@@ -56,7 +55,7 @@ from .probe import MissingSectorError, Tablebase, widen_codes
 from .probe_kernels import code_at
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_key, successors
-from .storage import TableFile
+from .storage import TableFile, default_table_path
 from .values import PAD, Result, Value
 
 Metric = Literal["wdl", "dtm"]
@@ -517,7 +516,7 @@ def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
 
 def check_tables(tb: Tablebase, position: Position) -> None:
     """Refuse before searching, naming the command that generates what is missing."""
-    missing = needed_moving_sectors(tb, position) - set(TableFile.open(tb.path).sectors())
+    missing = needed_moving_sectors(tb, position) - TableFile.open(tb.path).sector_set()
     if not missing:
         return
     first = min(missing)
