@@ -49,7 +49,14 @@ from numba.typed import List
 
 from .bits import popcount, trailing_zeros
 from .indexing import canonical_index
-from .movegen import MAX_MOVES, WIN_NOW, gen_moves, kernel_tables, split_tables
+from .movegen import (
+    MAX_MOVES,
+    WIN_NOW,
+    closing_points,
+    gen_moves,
+    kernel_tables,
+    split_tables,
+)
 from .position import Position
 from .probe import MissingSectorError, Tablebase, widen_codes
 from .probe_kernels import code_at
@@ -147,17 +154,6 @@ def _canonical_key(W, B, WF, BF, mover, other, *tables):
 
 
 @njit(cache=True, inline="always")
-def _open_twos(R, stones, empty):
-    """The empty points that would complete a mill of ``stones`` (its gaps)."""
-    points = 0
-    for mm in R.mill_masks:
-        gap = mm & ~stones
-        if gap & empty and gap & (gap - 1) == 0:
-            points |= gap
-    return points
-
-
-@njit(cache=True, inline="always")
 def _in_two(R, stones, empty, p):
     """Whether a mill through point ``p`` holds two of ``stones`` (``p`` among them, or
     ``p`` itself empty) and an empty gap: the mill ``stones`` threatens to close."""
@@ -204,7 +200,7 @@ def _expand(R, mover, other, W, WF, BF, moves, order, history):
     needed. Returns how many were written."""
     count = gen_moves(R, mover, other, W, WF, moves[_GEN], moves[_GEN + 1], moves[_GEN + 2])
     empty = R.full & ~(mover | other)
-    threats = _open_twos(R, other, empty)
+    threats = closing_points(R, other, empty)
     rank, perm = moves[_RANK], moves[_PERM]
     for j in range(count):  # insertion sort, stable: a few dozen moves at most, mostly
         r = _rank(R, mover, other, empty, threats, moves[_GEN, j], moves[_GEN + 1, j],

@@ -34,19 +34,25 @@ def _sectors_in(path: Path) -> set[str]:
         return set()
 
 
-def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp_path):
-    path = tmp_path / "nine.h5"
-    args = MORRIS + ["solve", "nine", "--sector", "5-3", "--quiet", "--out", str(path)]
+def _kill_when_committed(options: list[str], path: Path, sector: str, delay: float = 0.0):
+    """Run ``morris solve nine OPTIONS`` into ``path`` and kill it ``delay`` seconds
+    after ``sector`` is committed."""
+    args = MORRIS + ["solve", "nine", *options, "--quiet", "--out", str(path)]
     env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 300
-    # wait until the 3-4 twin is committed: the solver is then inside the 5-3/3-5 twin,
-    # which takes seconds
-    while "4_3_0_0" not in _sectors_in(path) and time.time() < deadline:
+    while sector not in _sectors_in(path) and time.time() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
-        time.sleep(0.05)
+        time.sleep(0.02)
+    time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+
+
+def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp_path):
+    path = tmp_path / "nine.h5"
+    # once the 3-4 twin is committed, the solver is inside the 5-3/3-5 twin (seconds)
+    _kill_when_committed(["--sector", "5-3"], path, "4_3_0_0")
     after_kill = _sectors_in(path)
     assert "5_3_0_0" not in after_kill, "killed too late to be mid-sector"
     assert {"3_3_0_0", "3_4_0_0", "4_3_0_0"} <= after_kill
@@ -72,18 +78,8 @@ def test_killed_solve_resumes_and_never_leaves_a_sector_that_reads_as_solved(tmp
 def test_a_placement_solve_killed_mid_sector_resumes_to_the_same_tables(tmp_path):
     path = tmp_path / "nine.h5"
     target = "4_4_1_0"  # 3.7 million slots: seconds on one thread
-    args = MORRIS + ["solve", "nine", "--sector", "4-4-1-0", "--threads", "1", "--quiet",
-                     "--out", str(path)]
-    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 300
     # the 5-4/4-5 twin is the last group before the placement sector
-    while "4_5_0_0" not in _sectors_in(path) and time.time() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode()
-        time.sleep(0.02)
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    _kill_when_committed(["--sector", "4-4-1-0", "--threads", "1"], path, "4_5_0_0", 0.3)
     assert target not in _sectors_in(path), "killed too late to be mid-sector"
 
     rerun = CliRunner().invoke(main, ["solve", "nine", "--sector", "4-4-1-0", "--quiet",
