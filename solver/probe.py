@@ -94,6 +94,11 @@ def widen_codes(codes: np.ndarray) -> np.ndarray:
     return wide
 
 
+def _scores_of(codes: np.ndarray) -> np.ndarray:
+    """``probe_kernels.score`` over many successor codes from Python."""
+    return np.where(codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes))
+
+
 def _codes_of(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """``probe_kernels.code_at`` over many slots from Python: full int64 codes, padding
     as ``PAD``."""
@@ -184,8 +189,8 @@ class Tablebase:
         return _value_of_code(code)
 
     def value_from_successors(self, position: Position) -> Value:
-        """The value of ``position`` as the best of its successors' stored values, in one
-        Numba call. It needs only the sectors the moves lead to, not the position's own:
+        """The value of ``position`` as the best of its successors' stored values. It
+        needs only the sectors the moves lead to, not the position's own:
         the last placement before the moving phase, say, when only the moving phase is
         solved (what the start-value search relies on)."""
         self._check_variant(position)
@@ -237,7 +242,7 @@ class Tablebase:
 
     @cached_property
     def _T(self) -> IndexTables:
-        """The index tables, built on first use (about a second for Nine Men's Morris)."""
+        """The index tables (``index_format.index_tables``: from disk once built)."""
         return index_tables(self._variant.board, self._variant.stones)
 
     @cached_property
@@ -298,9 +303,7 @@ class Tablebase:
                 codes[chosen] = self._codes_at(targets[k], indices[chosen])
                 if (codes[chosen] == PAD).any():
                     raise self.damaged(targets[k])
-            out_score[:count] = np.where(
-                codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes)
-            )
+            out_score[:count] = _scores_of(codes)
         return out_mover[:count], out_other[:count], out_score[:count]
 
     def _plain_successors(self, position: Position) -> tuple[np.ndarray, ...]:
@@ -324,8 +327,7 @@ class Tablebase:
             codes[js] = self._codes_at(sector, indices)
             if (codes[js] == PAD).any():
                 raise self.damaged(sector)
-        scores = np.where(codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes))
-        return movers, others, scores
+        return movers, others, _scores_of(codes)
 
     def _cached(self, sector: Sector) -> np.ndarray:
         """The sector's codes if cached (now most recently used), else an empty array."""
@@ -371,18 +373,21 @@ class Tablebase:
             return _codes_of(codes, indices)
         step = self._chunk_slots[sector]
         chunks = indices // step
-        wanted = [c for c in np.unique(chunks).tolist() if (sector, c) not in self._chunks]
+        parts = {}  # this call's chunks, even if a small cache evicts some of them
+        for c in np.unique(chunks).tolist():
+            if (sector, c) in self._chunks:
+                self._chunks.move_to_end((sector, c))
+                parts[c] = self._chunks[(sector, c)]
+        wanted = [c for c in np.unique(chunks).tolist() if c not in parts]
         if wanted:
             slots = sector_slots(self._T, sector[0], sector[1])
             for c, part in self._table.read_chunks(sector, wanted, slots).items():
                 self._make_room(part.nbytes)
-                self._chunks[(sector, c)] = part
+                self._chunks[(sector, c)] = parts[c] = part
                 self._cached_bytes += part.nbytes
             self._chunk_reads[sector] = self._chunk_reads.get(sector, 0) + len(wanted)
         found = np.empty(len(indices), np.int64)
-        for c in np.unique(chunks).tolist():
-            part = self._chunks[(sector, c)]
-            self._chunks.move_to_end((sector, c))
+        for c, part in parts.items():
             chosen = chunks == c
             found[chosen] = part[indices[chosen] - c * step]
         return found

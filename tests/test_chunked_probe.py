@@ -158,3 +158,11 @@ def test_a_command_line_probe_does_not_load_numba(six_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "False", out.stdout
     assert "moves, valued for White" in out.stdout
+
+
+def test_a_cache_smaller_than_a_chunk_still_answers(six_path):
+    tiny = Tablebase.open(six_path, cache_bytes=1, whole_sector_after=10**9)
+    whole = Tablebase.open(six_path, whole_sector_after=0)
+    for position in random_positions(60, seed=13):
+        assert tiny.moves(position) == whole.moves(position), position
+        assert tiny.probe(position) == whole.probe(position), position
