@@ -40,16 +40,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import fcntl
-import json
 import os
 import platform
 import shlex
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -58,11 +53,21 @@ import numba
 import numpy as np
 from matplotlib.figure import Figure
 
-from solver.errors import MorrisError
-from solver.generate import default_table_path, peak_rss_bytes, solve, solve_group
-from solver.probe import MissingSectorError, Tablebase
-from solver.search import DEFAULT_TT_ENTRIES, search_start_value
-from solver.sectors import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_state
+
+from bench_state import (  # noqa: E402
+    check_table_identity,
+    load_state,
+    save_merged,
+    state_path,
+    toolkit_commit,
+)
+
+from solver.errors import MorrisError  # noqa: E402
+from solver.generate import default_table_path, peak_rss_bytes, solve, solve_group  # noqa: E402
+from solver.probe import MissingSectorError, Tablebase  # noqa: E402
+from solver.search import DEFAULT_TT_ENTRIES, search_start_value  # noqa: E402
+from solver.sectors import (  # noqa: E402
     Sector,
     dependencies,
     is_moving,
@@ -71,9 +76,9 @@ from solver.sectors import (
     solve_plan,
     twin,
 )
-from solver.storage import TableFile
-from solver.variants import Variant, get_variant
-from solver.verify import verification_order, verify_table
+from solver.storage import TableFile  # noqa: E402
+from solver.variants import Variant, get_variant  # noqa: E402
+from solver.verify import verification_order, verify_table  # noqa: E402
 
 STEPS = ("solve", "verify", "value", "scaling", "retime", "disk", "report")
 GiB = 2**30
@@ -117,69 +122,9 @@ class Run:
     command: str
 
     def save(self, step: str | None = None) -> None:
-        """Write the state, merged with what other processes wrote meanwhile (steps such
-        as verify and value may run side by side): ``step``'s own entry is taken from
-        this run, every other entry keeps what is on disk (dictionaries merged key by key)."""
-        with state_lock(self.state_path):
-            on_disk = json.loads(self.state_path.read_text()) if self.state_path.exists() else {}
-            for key, theirs in on_disk.items():
-                ours = self.state.get(key)
-                if isinstance(ours, dict) and isinstance(theirs, dict):
-                    # in place: steps hold on to their entry while they add to it
-                    for k, v in theirs.items():
-                        if key != step or k not in ours:
-                            ours[k] = v
-                elif key != step or ours is None:
-                    self.state[key] = theirs
-            save_state(self.state_path, self.state)
-
-
-# ---------------------------------------------------------------- state
-
-
-def state_path(out: Path) -> Path:
-    return out.parent / "out" / f"{out.name}_state.json"
-
-
-def load_state(path: Path, config: dict) -> dict:
-    """The state of earlier runs, or a fresh one; refuses a state of another run."""
-    if not path.exists():
-        return {"config": config}
-    state = json.loads(path.read_text())
-    if state.get("config") != config:
-        raise SystemExit(
-            f"{path} records a run of {state.get('config')}, not {config}: "
-            "pass another --out or delete it"
-        )
-    return state
-
-
-@contextmanager
-def state_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock beside the state file, for its read-modify-write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
-
-
-def save_state(path: Path, state: dict) -> None:
-    """Write atomically, so an interrupted run leaves the previous state intact."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
-    os.replace(tmp, path)
-
-
-def check_table_identity(state: dict, table: Path) -> None:
-    """Tie the state to the table file by its creation stamp: results about a file that
-    has since been replaced must not be reused."""
-    created = str(TableFile.open(table).attrs["created"])
-    if state.setdefault("table_created", created) != created:
-        raise SystemExit(
-            f"the state file was made for an earlier {table} (created "
-            f"{state['table_created']}, this one {created}): delete it to measure afresh"
-        )
+        """Write the state, keeping what other processes wrote meanwhile (steps such as
+        verify and value may run side by side)."""
+        save_merged(self.state_path, self.state, step)
 
 
 # ---------------------------------------------------------------- steps
@@ -308,16 +253,6 @@ def step_retime(run: Run) -> None:
               f"(stored: {g.seconds:.2f} s), identical to the file", flush=True)
     state["retime"] = {"commit": commit, "threads": threads, "reference": ref.name,
                        "groups": timed}
-
-
-def toolkit_commit() -> str:
-    """The toolkit's git commit (``+`` if the tree has changes), or ``unknown``."""
-    try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty=+"], capture_output=True,
-                             text=True, cwd=Path(__file__).resolve().parent, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
 def load_kernels(variant: Variant, table: TableFile, max_stones: int | None) -> None:

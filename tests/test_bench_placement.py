@@ -4,6 +4,7 @@ file's statistics, and the table and search routes agree."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -52,3 +53,27 @@ def test_routes_agree_on_six(bench, six_whole_path):
     )
     assert disagreements == 0
     assert "| 11 | 3 |" in text
+
+
+def test_verify_routes_and_report_resume_and_fill_the_report(bench, six_whole_path, tmp_path):
+    state = tmp_path / "state.json"
+    report = tmp_path / "six_report.md"
+    report.write_text("# six\n\nthe moving phase\n")
+    common = [str(six_whole_path), "--state", str(state), "--report", str(report)]
+    bench.main(["verify", *common, "--threads", "1"])
+    bench.main(["routes", *common, "--plies", "10-11", "--samples", "2",
+                "--distance-plies", "11", "--tt-entries", "100000"])
+    recorded = json.loads(state.read_text())
+    assert len(recorded["verify"]) == 61 and all(v["ok"] for v in recorded["verify"].values())
+    assert recorded["routes"]["plies"]["11"]["distance_agree"] == 2
+    bench.main(["report", *common])
+    bench.main(["report", *common, "--note", "second run"])  # replaces its own part
+    text = report.read_text()
+    assert text.startswith("# six\n\nthe moving phase\n")
+    assert text.count(bench.REPORT_BEGIN) == 1 and text.count(bench.REPORT_END) == 1
+    assert "61 of 61 placement sectors" in text and "**all OK**" in text
+    placed = sum(a["positions"] for s, a in TableFile.open(six_whole_path).sectors().items()
+                 if s[2] + s[3] > 0)
+    assert f"61 of 61 sectors, {placed:,} positions" in text
+    assert "| 11 | 2 |" in text and "Disagreements: **0**" in text
+    assert "second run" in text
