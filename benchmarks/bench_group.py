@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from solver.errors import MorrisError  # noqa: E402
 from solver.generate import solve_group  # noqa: E402
 from solver.retrograde import PAD  # noqa: E402
-from solver.sectors import dependencies, parse_sector, sector_key, solve_plan  # noqa: E402
+from solver.sectors import dependencies, parse_sector, sector_name, solve_plan  # noqa: E402
 from solver.storage import TableFile  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def find_group(table: TableFile, name: str) -> tuple:
     sector = parse_sector(name)
     for group in solve_plan(table.variant):
         if sector in group:
-            missing = [sector_key(s) for s in group if s not in table.sectors()]
+            missing = [sector_name(s) for s in group if s not in table.sectors()]
             if missing:
                 raise MorrisError(f"{', '.join(missing)} not in {table.path}: solve it first")
             return group
@@ -62,7 +62,7 @@ def measure(table: TableFile, group: tuple, threads: int) -> dict:
     total = time.perf_counter() - start
     for s in group:
         if not np.array_equal(solution.codes[s], table.read_sector(s)):
-            raise MorrisError(f"re-solving {sector_key(s)} differs from {table.path}")
+            raise MorrisError(f"re-solving {sector_name(s)} differs from {table.path}")
     codes = [solution.codes[s] for s in group]
     histogram = sum(np.bincount(c, minlength=PAD + 1) for c in codes)
     slots = sum(len(c) for c in codes)
@@ -78,7 +78,7 @@ def measure(table: TableFile, group: tuple, threads: int) -> dict:
         design = np.c_[np.ones(len(frontier)), frontier]
         fixed, per_frontier = np.linalg.lstsq(design, level_seconds, rcond=None)[0]
     return {
-        "group": "+".join(sector_key(s) for s in group),
+        "group": "+".join(sector_name(s) for s in group),
         "positions": positions,
         "slots": slots,
         "draws": int(histogram[0]),

@@ -73,6 +73,7 @@ from solver.sectors import (  # noqa: E402
     is_moving,
     parse_sector,
     sector_key,
+    sector_name,
     solve_plan,
     twin,
 )
@@ -156,9 +157,9 @@ def step_verify(run: Run) -> None:
         if not r.ok:
             details = [str(m) for m in r.mismatches] + r.problems
             raise SystemExit("\n      ".join([
-                f"verify: sector {sector_key(s)} FAILED: {r.mismatch_count:,} wrong of "
+                f"verify: sector {sector_name(s)} FAILED: {r.mismatch_count:,} wrong of "
                 f"{r.positions:,} positions", *details]))
-        print(f"verify: OK {sector_key(s):<10} {r.positions:>14,} positions {r.seconds:9.2f} s",
+        print(f"verify: OK {sector_name(s):<10} {r.positions:>14,} positions {r.seconds:9.2f} s",
               flush=True)
 
 
@@ -272,7 +273,7 @@ def resolve_seconds(variant: Variant, table: TableFile, group: tuple[Sector, ...
     seconds = time.perf_counter() - start
     for s in group:
         if not np.array_equal(solution.codes[s], table.read_sector(s)):
-            raise SystemExit(f"re-solving {sector_key(s)} differs from the file")
+            raise SystemExit(f"re-solving {sector_name(s)} differs from the file")
     return seconds
 
 
@@ -305,7 +306,7 @@ def step_disk(run: Run) -> None:
         return
     sample = disk_sample(TableFile.open(run.args.table).sectors(), run.sectors)
     run.state["disk"] = module.measure(run.args.table, sample)
-    print(f"disk: measured {', '.join(sector_key(s) for s in sample)}")
+    print(f"disk: measured {', '.join(sector_name(s) for s in sample)}")
 
 
 # ---------------------------------------------------------------- report

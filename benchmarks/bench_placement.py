@@ -56,7 +56,13 @@ from solver.position import Position  # noqa: E402
 from solver.probe import Tablebase  # noqa: E402
 from solver.rules import legal_moves, play, terminal  # noqa: E402
 from solver.search import search_value  # noqa: E402
-from solver.sectors import Sector, is_moving, reachable_sectors, sector_key  # noqa: E402
+from solver.sectors import (  # noqa: E402
+    Sector,
+    is_moving,
+    reachable_sectors,
+    sector_key,
+    sector_name,
+)
 from solver.storage import TableFile  # noqa: E402
 from solver.verify import verification_order, verify_table  # noqa: E402
 
@@ -325,9 +331,9 @@ def step_verify(table: TableFile, state: dict, save, threads: int | None) -> str
         if not r.ok:
             details = [str(m) for m in r.mismatches] + r.problems
             raise SystemExit("\n      ".join([
-                f"verify: sector {sector_key(s)} FAILED: {r.mismatch_count:,} wrong of "
+                f"verify: sector {sector_name(s)} FAILED: {r.mismatch_count:,} wrong of "
                 f"{r.positions:,} positions", *details]))
-        print(f"verify: OK {sector_key(s):<10} {r.positions:>14,} positions "
+        print(f"verify: OK {sector_name(s):<10} {r.positions:>14,} positions "
               f"{r.seconds:9.2f} s", flush=True)
     return verify_markdown(table, done)
 

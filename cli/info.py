@@ -7,7 +7,7 @@ import json
 import click
 
 from solver.errors import MorrisError
-from solver.sectors import sector_key
+from solver.sectors import sector_name
 from solver.stats import compare_statistics, load_statistics, table_statistics
 from solver.storage import TableFile
 
@@ -66,7 +66,7 @@ def info_command(path, as_json, stats_file):
         for k in total:
             total[k] += st[k]
         click.echo(
-            f"{sector_key(s):>12} {st['positions']:>14,} {st['wins']:>13,} {st['draws']:>13,} "
+            f"{sector_name(s):>12} {st['positions']:>14,} {st['wins']:>13,} {st['draws']:>13,} "
             f"{st['losses']:>13,} {st['max_win_plies']:>8} {st['max_loss_plies']:>8} "
             f"{st.get('solve_seconds', 0):>8.1f}"
         )

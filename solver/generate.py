@@ -40,7 +40,7 @@ from .sectors import (
     is_moving,
     reachable_sectors,
     removal_counts,
-    sector_key,
+    sector_name,
     solve_plan,
     successor_sector,
 )
@@ -213,7 +213,7 @@ def solve(
             raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
         numba.set_num_threads(threads)
     if sector is not None and sector not in reachable_sectors(variant):
-        raise MorrisError(f"{sector_key(sector)} is not a sector of {variant.name}")
+        raise MorrisError(f"{sector_name(sector)} is not a sector of {variant.name}")
     plan = solve_plan(variant, "moving" if phase == "moving" else "all", max_stones, sector)
     if phase == "placement":
         table_now = TableFile.open(path) if path.exists() else None
@@ -254,7 +254,7 @@ def solve(
 
 def _summary(g: GroupReport) -> str:
     return (
-        f"{'+'.join(sector_key(s) for s in g.sectors)}: {g.positions:,} positions in "
+        f"{'+'.join(sector_name(s) for s in g.sectors)}: {g.positions:,} positions in "
         f"{g.seconds:,.1f} s ({g.positions_per_second:,.0f}/s), {g.levels} levels, "
         f"peak RSS {g.peak_rss_bytes / 2**30:.2f} GiB"
     )
@@ -277,7 +277,7 @@ def _solve_and_commit(
     for s in deps:
         if s not in cache:
             cache[s] = table.read_sector(s)
-    name = "+".join(sector_key(s) for s in group)
+    name = "+".join(sector_name(s) for s in group)
     reset_peak_rss()  # the group's peak includes the exit sectors just loaded
     start = time.perf_counter()
     with tqdm(

@@ -14,7 +14,7 @@ from importlib import resources
 from .errors import MorrisError
 from .position import Position
 from .probe import Tablebase
-from .sectors import parse_sector_key
+from .sectors import parse_sector_key, sector_name
 from .storage import TableFile
 
 KNOWN_RESULTS = "known_results.toml"
@@ -58,5 +58,5 @@ def check_against_known(tb: Tablebase, known: dict | None = None) -> list[Check]
         sector = parse_sector_key(key)
         if sector in stored:
             found = {k: stored[sector][k] for k in expected}
-            checks.append(Check(f"sector {key} statistics", expected, found))
+            checks.append(Check(f"sector {sector_name(sector)} statistics", expected, found))
     return checks

@@ -31,7 +31,7 @@ import numpy as np
 from .index_format import IndexTables, canonical_index, index_tables, sector_slots
 from .position import Position
 from .rules import Move, successors, terminal
-from .sectors import Sector, is_moving, reachable_sectors, sector_key
+from .sectors import Sector, is_moving, reachable_sectors, sector_name
 from .storage import TableError, TableFile, default_table_path
 from .values import PAD, Result, Value
 from .variants import VARIANTS, Variant
@@ -350,7 +350,7 @@ class Tablebase:
         slots = sector_slots(self._T, sector[0], sector[1])
         if codes.dtype != np.uint16 or codes.shape != (slots,):
             raise TableError(
-                f"sector {sector_key(sector)} of {self.path} holds {codes.shape} {codes.dtype} "
+                f"sector {sector_name(sector)} of {self.path} holds {codes.shape} {codes.dtype} "
                 f"codes, not the {slots} uint16 codes of its index"
             )
         codes = compact_codes(codes)
@@ -427,7 +427,7 @@ class Tablebase:
         name = self._variant.name
         if sector not in reachable_sectors(self._variant):
             return MissingSectorError(
-                f"no game of {name} reaches sector {sector_key(sector)} (that many captures "
+                f"no game of {name} reaches sector {sector_name(sector)} (that many captures "
                 "cannot happen with the stones placed), so no table holds it",
                 sector,
             )
@@ -440,7 +440,7 @@ class Tablebase:
         if self.path.resolve() != default_table_path(self._variant).resolve():
             command += f" --out {self.path}"
         return MissingSectorError(
-            f"sector {sector_key(sector)} is not in {self.path}; run '{command}' to generate it",
+            f"sector {sector_name(sector)} is not in {self.path}; run '{command}' to generate it",
             sector,
         )
 
@@ -448,7 +448,7 @@ class Tablebase:
         """The error for a sector whose canonical slot reads as padding (also raised by
         the search, which reads the codes in its own kernel)."""
         return TableError(
-            f"sector {sector_key(sector)} of {self.path} is damaged "
+            f"sector {sector_name(sector)} of {self.path} is damaged "
             "(a canonical position reads as a padding slot)"
         )
 

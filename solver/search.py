@@ -61,7 +61,7 @@ from .position import Position
 from .probe import MissingSectorError, Tablebase, widen_codes
 from .probe_kernels import code_at
 from .rules import terminal
-from .sectors import Sector, is_moving, sector_key, successors
+from .sectors import Sector, is_moving, sector_name, successors
 from .storage import TableFile, default_table_path
 from .values import PAD, Result, Value
 
@@ -521,7 +521,7 @@ def check_tables(tb: Tablebase, position: Position) -> None:
         command += f" --out {tb.path}"
     raise MissingSectorError(
         f"the search needs the moving-phase tables ({len(missing)} sectors missing from "
-        f"{tb.path}, e.g. {sector_key(first)}): run '{command}'",
+        f"{tb.path}, e.g. {sector_name(first)}): run '{command}'",
         first,
     )
 

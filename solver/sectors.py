@@ -15,7 +15,13 @@ Sector = tuple[int, int, int, int]
 
 
 def sector_key(s: Sector) -> str:
+    """The sector's name inside table and statistics files: ``W_B_WF_BF``."""
     return "_".join(map(str, s))
+
+
+def sector_name(s: Sector) -> str:
+    """The sector as users see and write it: ``W-B-WF-BF``."""
+    return "-".join(map(str, s))
 
 
 def parse_sector_key(key: str) -> Sector:

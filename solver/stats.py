@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from .errors import MorrisError
-from .sectors import sector_key
+from .sectors import parse_sector_key, sector_key, sector_name
 from .storage import STAT_KEYS, TableFile
 
 
@@ -57,10 +57,10 @@ def compare_statistics(expected: dict, actual: dict) -> list[str]:
             f"found {json.dumps(actual.get('rules'), sort_keys=True)}"
         )
     want, have = expected["sectors"], actual["sectors"]
-    missing = [key for key in want if key not in have]
+    missing = [_name(key) for key in want if key not in have]
     if missing:
         problems.append(f"{len(missing)} sectors missing, e.g. {', '.join(missing[:5])}")
-    extra = [key for key in have if key not in want]
+    extra = [_name(key) for key in have if key not in want]
     if extra:
         problems.append(f"{len(extra)} sectors not in the statistics: {', '.join(extra[:5])}")
     for key in want:
@@ -69,6 +69,11 @@ def compare_statistics(expected: dict, actual: dict) -> list[str]:
         for stat in STAT_KEYS:
             if want[key].get(stat) != have[key].get(stat):
                 problems.append(
-                    f"{key}: {stat} {have[key].get(stat)}, expected {want[key].get(stat)}"
+                    f"{_name(key)}: {stat} {have[key].get(stat)}, expected {want[key].get(stat)}"
                 )
     return problems
+
+
+def _name(key: str) -> str:
+    """A statistics file's sector key as users write the sector (``W-B-WF-BF``)."""
+    return sector_name(parse_sector_key(key))

@@ -20,7 +20,7 @@ import h5py
 import numpy as np
 
 from .errors import MorrisError
-from .sectors import Sector, parse_sector_key, sector_key
+from .sectors import Sector, parse_sector_key, sector_key, sector_name
 from .variants import Variant, get_variant
 
 FORMAT_VERSION = 1
@@ -161,10 +161,12 @@ class TableFile:
         try:
             with _h5(self.path, "r") as f:
                 if key not in f["sectors"]:
-                    raise TableError(f"{self.path} has no sector {key}")
+                    raise TableError(f"{self.path} has no sector {sector_name(sector)}")
                 return f["sectors"][key][...]
         except OSError as e:
-            raise TableError(f"sector {key} of {self.path} is damaged ({e})") from None
+            raise TableError(
+                f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
+            ) from None
 
     def chunk_slots(self, sector: Sector) -> int | None:
         """Slots per HDF5 chunk of a stored sector (the unit ``read_chunks`` reads), or
@@ -185,17 +187,20 @@ class TableFile:
         try:
             with _h5(self.path, "r") as f:
                 if key not in f["sectors"]:
-                    raise TableError(f"{self.path} has no sector {key}")
+                    raise TableError(f"{self.path} has no sector {sector_name(sector)}")
                 ds = f["sectors"][key]
                 if ds.dtype != np.uint16 or ds.shape != (slots,):
                     raise TableError(
-                        f"sector {key} of {self.path} holds {ds.shape} {ds.dtype} codes, "
+                        f"sector {sector_name(sector)} of {self.path} holds {ds.shape} "
+                        f"{ds.dtype} codes, "
                         f"not the {slots} uint16 codes of its index"
                     )
                 step = ds.chunks[0] if ds.chunks else max(1, slots)
                 return {c: ds[c * step : (c + 1) * step] for c in chunks}
         except OSError as e:
-            raise TableError(f"sector {key} of {self.path} is damaged ({e})") from None
+            raise TableError(
+                f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
+            ) from None
 
     def write_sector(self, sector: Sector, codes: np.ndarray, stats: dict) -> None:
         """Commit a solved sector atomically (temporary name, then rename)."""

@@ -32,7 +32,7 @@ def test_the_split_of_a_twin_adds_up(six_table):
     done = run(str(six_table), "3-4", "--threads", "1")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert out.startswith("4_3_0_0+3_4_0_0: ") and "identical to the file" in out
+    assert out.startswith("4-3-0-0+3-4-0-0: ") and "identical to the file" in out
     total = float(re.search(r"total +([\d.]+) s", out).group(1))
     init = float(re.search(r"init pass +([\d.]+) s", out).group(1))
     levels = float(re.search(r"levels +([\d.]+) s over (\d+) levels", out).group(1))

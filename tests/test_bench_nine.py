@@ -77,7 +77,7 @@ def test_verify_stops_at_a_failing_sector_and_records_it(table_paths, tmp_path):
     run = bench("--variant", "six", "--max-stones", "4", "--table", str(path),
                 "--out", str(tmp_path / "bad"), "--threads", "1", "--steps", "verify")
     assert run.returncode == 1
-    assert "sector 3_3_0_0 FAILED" in run.stderr and "statistics wins" in run.stderr
+    assert "sector 3-3-0-0 FAILED" in run.stderr and "statistics wins" in run.stderr
     state = json.loads((tmp_path / "out" / "bad_state.json").read_text())
     assert list(state["verify"]) == ["3_3_0_0"]  # the first sector verified; none after it
     assert state["verify"]["3_3_0_0"]["ok"] is False

@@ -126,10 +126,10 @@ def test_table_errors_are_one_line(table_paths):
     )
     assert_one_line_error(
         run("probe", "nine", "W:a1,d7,g4,b2 B:a4,g1,d5 w", "--db", nine),
-        "sector 4_3_0_0 is not in",
+        "sector 4-3-0-0 is not in",
         "morris solve nine --sector 4-3",
     )
-    assert_one_line_error(run("value", "nine", "--db", nine), "sector 0_0_9_9", "--phase all")
+    assert_one_line_error(run("value", "nine", "--db", nine), "sector 0-0-9-9", "--phase all")
     assert_one_line_error(run("value", "nine", "--db", three), "holds tables of three")
 
 
@@ -204,7 +204,7 @@ def test_play_humans_undo_and_draw_rules():
 
 def test_play_needs_the_start_sector(table_paths):
     result = run("play", "nine", "--db", str(table_paths["nine"]))
-    assert_one_line_error(result, "sector 0_0_9_9 is not in")
+    assert_one_line_error(result, "sector 0-0-9-9 is not in")
 
 
 def test_strong_engine_keeps_the_result_and_converts_a_win(table_paths):

@@ -76,7 +76,7 @@ def test_every_registered_command_loads_under_its_name():
 def boom(kind: str) -> None:
     """Raise the error KIND, as a command deep inside the solver might."""
     errors = {
-        "morris": MorrisError("sector 9_9_0_0 of x.h5 is damaged"),
+        "morris": MorrisError("sector 9-9-0-0 of x.h5 is damaged"),
         "h5py": OSError("Unable to synchronously open file (file signature not found)\nmore"),
         "missing": FileNotFoundError(2, "No such file or directory", "/no/such.h5"),
         "bug": KeyError("a programming error"),
@@ -87,7 +87,7 @@ def boom(kind: str) -> None:
 @pytest.mark.parametrize(
     ("kind", "line"),
     [
-        ("morris", "Error: sector 9_9_0_0 of x.h5 is damaged"),
+        ("morris", "Error: sector 9-9-0-0 of x.h5 is damaged"),
         ("h5py", "Error: Unable to synchronously open file (file signature not found)"),
         ("missing", "Error: [Errno 2] No such file or directory: '/no/such.h5'"),
     ],

@@ -23,7 +23,7 @@ def test_every_result_names_a_source_outside_the_project():
 @pytest.mark.parametrize(
     ("name", "expected_checks"),
     [("three", {"start position value"}), ("six", {"start position value"}),
-     ("nine", {"sector 3_3_0_0 statistics"})],
+     ("nine", {"sector 3-3-0-0 statistics"})],
 )
 def test_the_solved_tables_agree_with_the_published_results(
     table_paths, six_whole_path, name, expected_checks

@@ -53,5 +53,5 @@ def test_the_start_value_comes_from_the_same_tables(six):
 
 def test_a_position_no_game_reaches_is_named_as_such(six):
     position = Position.parse("W:a1,a3,c5,e5 B:c1,e1 w h:1,1", "six")
-    with pytest.raises(MissingSectorError, match="no game of six reaches sector 4_2_1_1"):
+    with pytest.raises(MissingSectorError, match="no game of six reaches sector 4-2-1-1"):
         six.probe(position)

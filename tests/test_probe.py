@@ -203,23 +203,23 @@ def test_missing_moving_sector(tablebases):
         tb.probe(position)
     assert err.value.sector == (4, 3, 0, 0)
     assert str(err.value) == (
-        f"sector 4_3_0_0 is not in {tb.path}; "
+        f"sector 4-3-0-0 is not in {tb.path}; "
         f"run 'morris solve nine --sector 4-3 --out {tb.path}' to generate it"
     )
     # moves() needs only the sectors the moves lead to: here 3_4 (quiet moves)
-    with pytest.raises(MissingSectorError, match="sector 3_4_0_0 is not in"):
+    with pytest.raises(MissingSectorError, match="sector 3-4-0-0 is not in"):
         tb.moves(position)
-    with pytest.raises(MissingSectorError, match="sector 3_4_0_0 is not in"):
+    with pytest.raises(MissingSectorError, match="sector 3-4-0-0 is not in"):
         tb.best_move(position)
 
 
 def test_missing_placement_sector(tablebases, tmp_path):
     nine = tablebases["nine"]
-    with pytest.raises(MissingSectorError, match=r"sector 0_0_9_9 .* --phase all"):
+    with pytest.raises(MissingSectorError, match=r"sector 0-0-9-9 .* --phase all"):
         nine.probe(Position.start("nine"))
     path = tmp_path / "three-moving.h5"
     solve("three", path, phase="moving", show_progress=False, log=lambda s: None)
-    with pytest.raises(MissingSectorError, match=r"sector 0_0_3_3 .* --phase placement"):
+    with pytest.raises(MissingSectorError, match=r"sector 0-0-3-3 .* --phase placement"):
         Tablebase.open(path).probe(Position.start("three"))
 
 
@@ -239,7 +239,7 @@ def test_flipped_byte_in_a_sector_is_detected(table_paths, tmp_path):
         f.seek(-1, 1)
         f.write(bytes([byte ^ 0x10]))
     tb = Tablebase.open(path)
-    with pytest.raises(TableError, match=r"sector 3_3_0_0 of .* is damaged"):
+    with pytest.raises(TableError, match=r"sector 3-3-0-0 of .* is damaged"):
         tb.probe(Position.parse("W:a1,d7,g4 B:a4,g1,d5 w", "nine"))
 
 
@@ -266,16 +266,16 @@ def test_padding_at_a_canonical_slot_is_reported(table_paths, tmp_path):
     _rewrite_sector(path, "3_3_0_0", lambda codes: np.full_like(codes, PAD))
     tb = Tablebase.open(path)
     position = Position.parse("W:a1,d7,g4 B:a4,g1,d5 w", "nine")
-    with pytest.raises(TableError, match="sector 3_3_0_0 .* damaged .*padding"):
+    with pytest.raises(TableError, match="sector 3-3-0-0 .* damaged .*padding"):
         tb.probe(position)
-    with pytest.raises(TableError, match="sector 3_3_0_0 .* damaged .*padding"):
+    with pytest.raises(TableError, match="sector 3-3-0-0 .* damaged .*padding"):
         tb.best_move(position)
 
 
 def test_truncated_sector_is_reported(table_paths, tmp_path):
     path = _copy(table_paths, tmp_path, "nine")
     _rewrite_sector(path, "3_3_0_0", lambda codes: codes[:-1])
-    with pytest.raises(TableError, match="sector 3_3_0_0 .* not the .* codes of its index"):
+    with pytest.raises(TableError, match="sector 3-3-0-0 .* not the .* codes of its index"):
         Tablebase.open(path).probe(Position.parse("W:a1,d7,g4 B:a4,g1,d5 w", "nine"))
 
 

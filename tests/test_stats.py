@@ -39,8 +39,8 @@ def test_check_stats_names_each_difference(six_whole_path, tmp_path):
     changed.write_text(json.dumps(stats))
     result = CliRunner().invoke(main, ["info", str(six_whole_path), "--check-stats", str(changed)])
     assert result.exit_code == 1
-    assert "5_4_1_1: wins" in result.output
-    assert "sectors not in the statistics: 0_0_6_6" in result.output
+    assert "5-4-1-1: wins" in result.output
+    assert "sectors not in the statistics: 0-0-6-6" in result.output
     assert result.output.strip().splitlines()[-1].startswith("Error: ")
 
 

@@ -124,11 +124,11 @@ def test_damaged_chunk_is_a_clean_error(six_copy):
         original = fh.read(16)
         fh.seek(info.byte_offset + info.size // 2)
         fh.write(bytes(b ^ 0x5A for b in original))
-    with pytest.raises(TableError, match="4_4_0_0 .* is damaged"):
+    with pytest.raises(TableError, match="4-4-0-0 .* is damaged"):
         verify_table(six_copy, progress=False)
     result = run(str(six_copy))
     assert result.exit_code == 1
-    assert result.output.strip().splitlines()[-1].startswith("Error: sector 4_4_0_0")
+    assert result.output.strip().splitlines()[-1].startswith("Error: sector 4-4-0-0")
     assert "Traceback" not in result.output
 
 
