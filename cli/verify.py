@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from solver.verify import SectorResult, sector_name, verify_table
+from solver.sectors import sector_name
+from solver.verify import SectorResult, verify_table
 
 from .common import parse_sector_option
 

@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit, prange
 from tqdm import tqdm
 
-from .bits import popcount, trailing_zeros
+from .bits import prefetch, trailing_zeros
 from .errors import MorrisError
 from .indexing import (
     IndexTables,
@@ -52,7 +52,7 @@ from .indexing import (
     unrank,
 )
 from .position import Position
-from .sectors import Sector, removal_counts, successor_sector
+from .sectors import Sector, removal_counts, sector_name, successor_sector
 from .storage import STAT_KEYS, TableError, TableFile
 from .values import PAD, Value
 from .variants import Variant
@@ -101,19 +101,19 @@ def verify_rules(variant: Variant) -> VerifyRules:
 
 
 @njit(cache=True, inline="always")
-def _has_line(R, stones):
-    for m in R.mill_masks:
-        if (stones & m) == m:
-            return True
-    return False
+def _has_line(mill_masks, stones):
+    found = False
+    for m in mill_masks:
+        found |= (stones & m) == m
+    return found
 
 
 @njit(cache=True, inline="always")
-def _unprotected(R, stones):
+def _unprotected(mill_masks, stones):
     """Stones that may be taken: those outside the owner's complete mills, or any if
     every stone stands in one."""
     in_mills = np.int64(0)
-    for m in R.mill_masks:
+    for m in mill_masks:
         if (stones & m) == m:
             in_mills |= m
     free = stones & ~in_mills
@@ -129,109 +129,172 @@ def _key_of(code):
     return _WON_BASE - code
 
 
-@njit(cache=True, inline="always")
-def _successor_key(T, nexts, BF, removed, new_mover, new_other, quiet_class, quiet_sym):
-    """Key of the position after a move: the new mover is the old other side, with
-    ``BF`` stones in hand and ``removed`` stones fewer on the board. When nothing was
-    removed the new mover is the whole old other side, whose index class
-    (``quiet_class``, ``quiet_sym``) the caller computes once for all such moves."""
-    w = popcount(new_mover)
-    if w + BF < 3:
-        return np.int64(1)  # the side to move is left with fewer than 3 stones: lost
-    target = nexts[removed]
-    if target.shape[0] == 0:  # not loaded: no sector holds zero slots
-        return np.int64(MISSING_SECTOR)
-    b = popcount(new_other)
-    if removed == 0:
-        index = index_in_class(T, w, b, quiet_class, quiet_sym, new_other)
-    else:
-        index = canonical_index(T, w, b, new_mover, new_other)
-    code = np.int64(target[index])
-    if code == PAD:
-        return np.int64(PADDED_SUCCESSOR)
-    return _key_of(code)
+# Successors whose codes are still to be read: the move loops queue them, each slot's
+# cache line prefetched, and ``_drain`` reads them, so that the reads' cache misses
+# overlap (verifying a placement sector waited on one miss at a time). An entry is
+# ``slot << 2 | stones removed``; the queue is drained once it holds more than
+# ``_QUEUE_LENGTH``, before a landing, which adds at most B * B entries.
+_QUEUE_LENGTH = 256
 
 
 @njit(cache=True, inline="always")
-def _best_after_landing(R, T, nexts, BF, moved, other, t, placing, qc, qs):
-    """Best key among the successors once the mover's stone has landed on ``t``
-    (``moved`` is the mover's new set): the quiet one, or one per choice of removals.
-    ``qc``, ``qs``: the index class of ``other`` as the next mover."""
-    mills = 0
-    for j in range(R.point_mills.shape[1]):
-        m = R.point_mills[t, j]
-        if m != 0 and (moved & m) == m:
-            mills += 1
-    if R.line_wins:
-        if mills:
-            return np.int64(1)  # a completed line wins at once
-        return _successor_key(T, nexts, BF, 0, other, moved, qc, qs)
-    if mills == 0 or other == 0 or (placing and not R.placement_captures):
-        return _successor_key(T, nexts, BF, 0, other, moved, qc, qs)
-    best = np.int64(_NO_MOVE)
-    twice = R.double_removes == 2 and mills >= 2
-    first = _unprotected(R, other)
-    while first and best > 1:
-        x = first & -first
-        first ^= x
-        rest = other ^ x
-        if twice and rest:
-            second = _unprotected(R, rest)  # protection re-evaluated after the first
-            while second:
-                y = second & -second
-                second ^= y
-                best = min(best, _successor_key(T, nexts, BF, 2, rest ^ y, moved, qc, qs))
+def _drain(r0, r1, r2, queue, size, best):
+    """``best`` lowered by the keys of the ``size`` queued successors (``r0``, ``r1``,
+    ``r2``: the codes of the sectors reached by removing 0, 1, 2 stones)."""
+    for j in range(size):
+        slot = queue[j] >> 2
+        removed = queue[j] & 3
+        if removed == 0:
+            code = np.int64(r0[slot])
+        elif removed == 1:
+            code = np.int64(r1[slot])
         else:
-            best = min(best, _successor_key(T, nexts, BF, 1, rest, moved, qc, qs))
+            code = np.int64(r2[slot])
+        best = min(best, PADDED_SUCCESSOR if code == PAD else _key_of(code))
     return best
 
 
-@njit(cache=True)
-def expected_code(R, T, W, B, WF, BF, nexts, idx):
-    """What slot ``idx`` of sector (W, B, WF, BF) must hold: ``PAD`` for a non-canonical
-    slot, else the value recomputed from the successors' stored codes (or a negative
-    error mark, see ``MISSING_SECTOR``)."""
-    mover, other = unrank(T, W, B, idx)
-    if canonical_index(T, W, B, mover, other) != idx:
-        return np.int64(PAD)
-    if R.line_wins and _has_line(R, other):
+@njit(cache=True, inline="always")
+def _queue(codes, removed, slot, queue, size):
+    """Queue slot ``slot`` of ``codes``, the sector reached by removing ``removed``
+    stones, and prefetch its cache line; returns the new size."""
+    prefetch(codes, slot)
+    queue[size] = slot << 2 | removed
+    return size + 1
+
+
+@njit(cache=True, inline="always")
+def _known_key(stones, codes):
+    """The key of every successor whose mover has ``stones`` stones (on the board and in
+    hand), in the sector ``codes``, if no read is needed: 1 for fewer than 3 stones
+    (lost), ``MISSING_SECTOR`` if the sector is not loaded (no sector holds zero slots);
+    else 0."""
+    if stones < 3:
         return np.int64(1)
-    empty = R.full & ~(mover | other)
-    best = np.int64(_NO_MOVE)
+    if codes.shape[0] == 0:
+        return np.int64(MISSING_SECTOR)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
+    """What slots ``start``, ``start + 1``, ... of sector (W, B, WF, BF) must hold, into
+    ``out``: ``PAD`` for a non-canonical slot, else the value recomputed from the
+    successors' stored codes (or a negative error mark, see ``MISSING_SECTOR``).
+
+    A successor's mover is our other side less the stones removed, ``B - removed`` of
+    them with ``BF`` in hand, and its other side our mover after the move, ``W`` stones
+    (plus 1 when placing): its sector and whether it needs a read depend on the number
+    removed only. Numba takes and drops a reference to each array a function or an
+    inlined helper is passed (a tuple: to each of its arrays), with atomic
+    instructions, and removes such pairs only where the code is simple. A call per slot
+    (R, T, ``nexts``: 18 arrays) and helpers that took T and the sectors' codes did
+    that in the move loops, and the verifier ran at a third of the solver's speed;
+    hence one call for many slots, tables unpacked once, and the index computed in the
+    move loops themselves (the generated code shows no such pair left there)."""
+    r0, r1, r2 = nexts
+    mill_masks = R.mill_masks
+    point_mills = R.point_mills
+    adjacency = R.adjacency
+    full = R.full
+    line_wins = R.line_wins != 0
+    twice = R.double_removes == 2
+    placing = WF > 0
+    # a placement captures nothing, or a line wins at once: no move removes a stone
+    never_captures = line_wins or (placing and not R.placement_captures)
+    fly = not placing and R.flying != 0 and W == 3
     one = np.int64(1)
-    qc, qs = mover_class(T, B, other)  # every quiet successor has ``other`` as its mover
-    if WF > 0:
-        spots = empty
-        while spots and best > 1:  # nothing beats a successor lost in 0
-            t = trailing_zeros(spots)
-            spots &= spots - 1
-            best = min(
-                best,
-                _best_after_landing(R, T, nexts, BF, mover | (one << t), other, t, True, qc, qs),
-            )
-    else:
-        fly = R.flying != 0 and W == 3
-        stones = mover
-        while stones and best > 1:
-            sb = stones & -stones
-            stones ^= sb
-            spots = empty if fly else R.adjacency[trailing_zeros(sb)] & empty
+    per_class = T.binom[T.n - W, B]
+    # only a slot whose mover set has a symmetry of its own can be padding
+    has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
+    after = W + placing  # our stones on the board after a move
+    known0 = _known_key(B + BF, r0)
+    known1 = _known_key(B - 1 + BF, r1)
+    known2 = _known_key(B - 2 + BF, r2)
+    queue = np.empty(_QUEUE_LENGTH + B * B + 1, np.int64)
+    for k in range(out.shape[0]):
+        idx = start + k
+        mover, other = unrank(T, W, B, idx)
+        if has_symmetry[idx // per_class] and canonical_index(T, W, B, mover, other) != idx:
+            out[k] = PAD
+            continue
+        if line_wins and _has_line(mill_masks, other):
+            out[k] = 1
+            continue
+        quiet_only = never_captures or other == 0
+        capturable = _unprotected(mill_masks, other)
+        qc, qs = mover_class(T, B, other)  # every quiet successor has ``other`` as its mover
+        empty = full & ~(mover | other)
+        size = 0
+        best = np.int64(_NO_MOVE)
+        # a placement moves a stone from outside the board: one "origin", sb = 0
+        stones = one if placing else mover
+        while stones and best > 1:  # nothing beats a successor lost in 0
+            sb = 0 if placing else stones & -stones
+            stones &= stones - 1
+            spots = empty if placing or fly else adjacency[trailing_zeros(sb)] & empty
             while spots and best > 1:
+                if size > _QUEUE_LENGTH:
+                    best = _drain(r0, r1, r2, queue, size, best)
+                    size = 0
                 t = trailing_zeros(spots)
                 spots &= spots - 1
                 moved = (mover ^ sb) | (one << t)
-                best = min(
-                    best, _best_after_landing(R, T, nexts, BF, moved, other, t, False, qc, qs)
-                )
-    if best == _NO_MOVE:
-        return np.int64(0) if (R.full_board_draw and (mover | other) == R.full) else one
-    if best < 0:
-        return best
-    if best < _DRAW_KEY:
-        return best + 1
-    if best == _DRAW_KEY:
-        return np.int64(0)
-    return _WON_BASE - best + 1
+                mills = 0
+                for j in range(point_mills.shape[1]):
+                    m = point_mills[t, j]
+                    if m != 0 and (moved & m) == m:
+                        mills += 1
+                if mills and line_wins:
+                    best = one  # a completed line wins at once
+                elif mills == 0 or quiet_only:
+                    if known0:
+                        best = min(best, known0)
+                    else:
+                        slot = index_in_class(T, B, after, qc, qs, moved)
+                        size = _queue(r0, 0, slot, queue, size)
+                elif twice and mills >= 2:  # two stones, protection re-evaluated between
+                    first = capturable
+                    while first and best > 1:
+                        x = first & -first
+                        first ^= x
+                        rest = other ^ x
+                        if rest == 0:  # the last stone on the board went first
+                            if known1:
+                                best = min(best, known1)
+                            else:
+                                slot = canonical_index(T, B - 1, after, rest, moved)
+                                size = _queue(r1, 1, slot, queue, size)
+                        elif known2:
+                            best = min(best, known2)
+                        else:
+                            second = _unprotected(mill_masks, rest)
+                            while second:
+                                y = second & -second
+                                second ^= y
+                                slot = canonical_index(T, B - 2, after, rest ^ y, moved)
+                                size = _queue(r2, 2, slot, queue, size)
+                elif known1:
+                    best = min(best, known1)
+                else:
+                    first = capturable
+                    while first:
+                        x = first & -first
+                        first ^= x
+                        slot = canonical_index(T, B - 1, after, other ^ x, moved)
+                        size = _queue(r1, 1, slot, queue, size)
+        if best > 1:
+            best = _drain(r0, r1, r2, queue, size, best)
+        if best == _NO_MOVE:
+            out[k] = 0 if (R.full_board_draw and (mover | other) == full) else 1
+        elif best < 0:
+            out[k] = best
+        elif best < _DRAW_KEY:
+            out[k] = best + 1
+        elif best == _DRAW_KEY:
+            out[k] = 0
+        else:
+            out[k] = _WON_BASE - best + 1
 
 
 @njit(parallel=True, cache=True)
@@ -242,17 +305,19 @@ def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
     nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
     for ci in prange(nchunks):
         start = lo + ci * _CHUNK
+        expected = np.empty(min(_CHUNK, hi - start), np.int64)
+        expected_codes(R, T, W, B, WF, BF, nexts, start, expected)
         nbad = 0
         positions = wins = draws = losses = 0
         max_win = max_loss = -1
-        for i in range(start, min(start + _CHUNK, hi)):
+        for k in range(expected.shape[0]):
+            i = start + k
             stored = np.int64(codes[i])
-            expected = expected_code(R, T, W, B, WF, BF, nexts, i)
-            if expected != stored:
+            if expected[k] != stored:
                 if nbad < bad_first.shape[1]:
                     bad_first[ci, nbad] = i
                 nbad += 1
-            if expected == PAD:
+            if expected[k] == PAD:
                 continue
             positions += 1
             if stored == PAD:
@@ -283,10 +348,6 @@ def describe(code: int) -> str:
     if code == PADDED_SUCCESSOR:
         return "unknown (a successor's slot is marked as padding)"
     return str(Value.from_code(code))
-
-
-def sector_name(sector: Sector) -> str:
-    return "-".join(map(str, sector))
 
 
 @dataclass
@@ -552,5 +613,6 @@ def _mismatch(
     mover, other = unrank(T, W, B, idx)
     # White places first, so in the placement phase the mover is White iff hands are equal
     pos = Position.from_sides(variant, int(mover), int(other), WF, BF, white_to_move=WF == BF)
-    recomputed = int(expected_code(R, T, W, B, WF, BF, nexts, idx))
-    return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), recomputed)
+    recomputed = np.empty(1, dtype=np.int64)
+    expected_codes(R, T, W, B, WF, BF, nexts, idx, recomputed)
+    return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), int(recomputed[0]))
