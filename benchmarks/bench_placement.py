@@ -372,6 +372,8 @@ def solve_markdown(table: TableFile, planned: int, verified: dict) -> str:
     variant = table.variant
     stored = table.sectors()
     placed = {s: a for s, a in stored.items() if not is_moving(s)}
+    if not placed:
+        raise SystemExit(f"report: {table.path} holds no placement sector; solve them first")
     rows: dict[int, dict] = defaultdict(lambda: defaultdict(float))
     for s, a in placed.items():
         r = rows[ply_of(variant, s)]
