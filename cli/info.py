@@ -11,10 +11,8 @@ from solver.sectors import sector_name
 from solver.stats import compare_statistics, load_statistics, table_statistics
 from solver.storage import TableFile
 
-from .main import main
 
-
-@main.command("info")
+@click.command("info")
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(

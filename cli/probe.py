@@ -19,7 +19,6 @@ from solver.values import Value
 from solver.variants import Variant
 
 from .common import load_position
-from .main import main
 
 db_option = click.option(
     "--db",
@@ -72,7 +71,7 @@ def echo_evaluation(pos: Position, value: Value, moves: list[MoveValue]) -> None
             click.echo(f"  {mv.text:<{width}}  {mv.value}")
 
 
-@main.command()
+@click.command()
 @click.argument("variant")
 @click.argument("position")
 @db_option
@@ -99,7 +98,7 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool) -> None:
     echo_evaluation(pos, value, moves)
 
 
-@main.command()
+@click.command()
 @click.argument("variant")
 @click.argument("position")
 @db_option

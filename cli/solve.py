@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import click
 
-from solver.errors import MorrisError
-from solver.generate import default_table_path, solve
+from solver.generate import solve
+from solver.storage import default_table_path
 
 from .common import load_variant, parse_sector_option
-from .main import main
 
 
-@main.command("solve")
+@click.command("solve")
 @click.argument("variant")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Table file [data/VARIANT.h5].")
 @click.option("--max-stones", type=click.IntRange(3, 12), help="At most N stones a side on board.")
@@ -37,13 +36,10 @@ def solve_command(variant, out, max_stones, sector, phase, threads, quiet):
     """
     v = load_variant(variant)
     path = out or default_table_path(v)
-    try:
-        report = solve(
-            v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
-            threads=threads, show_progress=not quiet, log=click.echo,
-        )
-    except MorrisError as err:
-        raise click.ClickException(str(err)) from None
+    report = solve(
+        v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
+        threads=threads, show_progress=not quiet, log=click.echo,
+    )
     if report.solved:
         positions = sum(g.positions for g in report.solved)
         seconds = sum(g.seconds for g in report.solved)

@@ -15,7 +15,6 @@ from solver.values import Result, Value
 from solver.variants import Variant
 
 from .common import load_variant
-from .main import main
 from .probe import db_option, open_tablebase, table_errors, value_json
 
 
@@ -56,7 +55,7 @@ def describe(variant: Variant, value: Value) -> str:
     return f"{variant.name}: first player {verb}{plies}"
 
 
-@main.command()
+@click.command()
 @click.argument("variant")
 @db_option
 @click.option(
