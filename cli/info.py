@@ -6,7 +6,6 @@ import json
 
 import click
 
-from solver.errors import MorrisError
 from solver.sectors import sector_name
 from solver.stats import compare_statistics, load_statistics, table_statistics
 from solver.storage import TableFile
@@ -30,13 +29,10 @@ def info_command(path, as_json, stats_file):
       morris info data/six.h5 --json > six.json
       morris info data/six.h5 --check-stats data/stats/six.json
     """
-    try:
-        table = TableFile.open(path)
-        sectors = table.sectors()
-        if stats_file is not None:
-            problems = compare_statistics(load_statistics(stats_file), table_statistics(table))
-    except MorrisError as err:
-        raise click.ClickException(str(err)) from None
+    table = TableFile.open(path)
+    sectors = table.sectors()
+    if stats_file is not None:
+        problems = compare_statistics(load_statistics(stats_file), table_statistics(table))
     if stats_file is not None:
         if problems:
             for line in problems[:20]:

@@ -4,13 +4,10 @@ from the tables; also the table helpers the other table-reading commands share."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from solver.errors import MorrisError
 from solver.position import Position
 from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase
 from solver.rules import terminal
@@ -28,15 +25,6 @@ db_option = click.option(
 )
 
 
-@contextmanager
-def table_errors() -> Iterator[None]:
-    """Turn table and rule errors raised inside the block into one-line CLI errors."""
-    try:
-        yield
-    except MorrisError as err:
-        raise click.ClickException(str(err)) from None
-
-
 def open_tablebase(
     variant: Variant, db: Path | None, cache_bytes: int = DEFAULT_CACHE_BYTES
 ) -> Tablebase:
@@ -46,8 +34,7 @@ def open_tablebase(
     if not path.exists():
         hint = "" if db is not None else f"; run 'morris solve {variant.name}' to generate it"
         raise click.ClickException(f"no table file at {path}{hint}")
-    with table_errors():
-        tb = Tablebase.open(path, cache_bytes)
+    tb = Tablebase.open(path, cache_bytes)
     if tb.variant != variant:
         raise click.ClickException(
             f"{path} holds tables of {tb.variant.name}, not of {variant.name}"
@@ -85,9 +72,8 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool) -> None:
     """
     pos = load_position(variant, position)
     tb = open_tablebase(pos.variant, db)
-    with table_errors():
-        value = tb.probe(pos)
-        moves = tb.moves(pos)
+    value = tb.probe(pos)
+    moves = tb.moves(pos)
     if as_json:
         listed = [{"move": mv.text, **value_json(mv.value)} for mv in moves]
         click.echo(json.dumps({**value_json(value), "moves": listed}))
@@ -107,8 +93,7 @@ def bestmove(variant: str, position: str, db: Path | None) -> None:
     the longest loss (ties go to the first move in notation order)."""
     pos = load_position(variant, position)
     tb = open_tablebase(pos.variant, db)
-    with table_errors():
-        move = tb.best_move(pos)
+    move = tb.best_move(pos)
     if move is None:
         end = terminal(pos)
         outcome = f"{pos.mover_name} to move: {end.result.value}, {end.reason}"

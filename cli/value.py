@@ -15,14 +15,13 @@ from solver.values import Result, Value
 from solver.variants import Variant
 
 from .common import load_variant
-from .probe import db_option, open_tablebase, table_errors, value_json
+from .probe import db_option, open_tablebase, value_json
 
 
 def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
     """The start position's value for the first player, read from the tables."""
     tb = open_tablebase(variant, db)
-    with table_errors():
-        return tb.probe(Position.start(variant))
+    return tb.probe(Position.start(variant))
 
 
 def start_value_by_search(
@@ -36,7 +35,7 @@ def start_value_by_search(
     the moving-phase tables (Gasser's route; an independent check of the tables'):
     win, draw or loss, or with ``metric="dtm"`` also the distance."""
     tb = open_tablebase(variant, db, cache_bytes)
-    with table_errors(), tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
+    with tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
 
         def progress(nodes: int, tt_entries: int) -> None:
             bar.update(nodes - bar.n)
