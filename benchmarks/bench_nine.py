@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_st
 
 from bench_state import (  # noqa: E402
     check_table_identity,
+    hms,
     load_state,
     save_merged,
     state_path,
@@ -332,11 +333,6 @@ def reference_group(groups: list[Group]) -> Group:
     """The 6-6 group, or the largest one if there is none."""
     by_key = {(g.lo, g.hi): g for g in groups}
     return by_key.get(REFERENCE) or max(groups, key=lambda g: g.positions)
-
-
-def hms(seconds: float) -> str:
-    whole = round(seconds)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 def met(ok: bool) -> str:

@@ -48,7 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_state import check_table_identity, load_state, save_merged  # noqa: E402
+from bench_state import check_table_identity, hms, load_state, save_merged  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
 from solver.indexing import canonical_index, index_tables  # noqa: E402
@@ -352,11 +352,6 @@ def verify_markdown(table: TableFile, verified: dict) -> str:
             f"sector at a time, each reading its successors from disk): {len(done)} of "
             f"{len(sectors)} placement sectors, {positions:,} positions in "
             f"**{hms(seconds)}** ({rate} positions/s): {verdict}.")
-
-
-def hms(seconds: float) -> str:
-    whole = round(seconds)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 def verdict(ok: bool, complete: bool) -> str:

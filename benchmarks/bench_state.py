@@ -1,6 +1,6 @@
-"""The resumable state of a long benchmark: a JSON file beside its report, written
+"""The resumable state of a long benchmark (a JSON file beside its report, written
 atomically and merged under a lock, so that steps may run in several processes and an
-interrupted run loses nothing it had finished."""
+interrupted run loses nothing it had finished), and the helpers the reports share."""
 
 from __future__ import annotations
 
@@ -87,3 +87,9 @@ def toolkit_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+
+
+def hms(seconds: float) -> str:
+    """A duration as the reports print it: ``H:MM:SS``."""
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
