@@ -34,6 +34,7 @@ from .retrograde import (
     max_code,
     sector_statistics,
 )
+from .sector_cache import SectorCache
 from .sectors import (
     Sector,
     dependencies,
@@ -233,7 +234,7 @@ def solve(
         log(f"nothing to do: all {len(plan)} groups of this selection are already in {path}")
         return report
     T = index_tables(variant.board, variant.stones)
-    cache: dict[Sector, np.ndarray] = {}
+    cache = SectorCache(table, budget=0)  # only what the current group needs
     group_slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
     # the whole run's bar: its rate is the average over the groups finished so far
     # (smoothing=0), so its estimate of the time left is for the whole solve
@@ -265,18 +266,12 @@ def _solve_and_commit(
     table: TableFile,
     group: tuple[Sector, ...],
     slots: int,
-    cache: dict[Sector, np.ndarray],
+    cache: SectorCache,
     show_progress: bool,
 ) -> GroupReport:
     """Solve one group from the sectors it needs (``cache`` keeps those later groups
     still need) and write its sectors to the file."""
-    deps = dependencies(variant, group)
-    for s in list(cache):
-        if s not in deps:
-            del cache[s]
-    for s in deps:
-        if s not in cache:
-            cache[s] = table.read_sector(s)
+    exits = cache.load(dependencies(variant, group))
     name = "+".join(sector_name(s) for s in group)
     reset_peak_rss()  # the group's peak includes the exit sectors just loaded
     start = time.perf_counter()
@@ -285,7 +280,7 @@ def _solve_and_commit(
         leave=False, dynamic_ncols=True, position=1,
     ) as bar:
         solution = solve_group(
-            variant, group, cache, progress=bar.update,
+            variant, group, exits, progress=bar.update,
             level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
         )
     seconds = time.perf_counter() - start

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -31,6 +31,7 @@ import numpy as np
 from .index_format import IndexTables, canonical_index, index_tables, sector_slots
 from .position import Position
 from .rules import Move, successors, terminal
+from .sector_cache import SectorCache
 from .sectors import Sector, is_moving, reachable_sectors, sector_name
 from .storage import TableError, TableFile, default_table_path
 from .values import PAD, Result, Value
@@ -119,13 +120,10 @@ class Tablebase:
         whole_sector_after: int = DEFAULT_WHOLE_SECTOR_AFTER,
     ):
         self._table = table
-        self.cache_bytes = cache_bytes
         self.whole_sector_after = whole_sector_after
-        self._cache: OrderedDict[Sector, np.ndarray] = OrderedDict()  # whole sectors
-        self._chunks: OrderedDict[tuple[Sector, int], np.ndarray] = OrderedDict()
+        self._cache = SectorCache(table, cache_bytes, prepare=self._checked)
         self._chunk_slots: dict[Sector, int] = {}  # per sector read chunk-wise
         self._chunk_reads: dict[Sector, int] = {}
-        self._cached_bytes = 0
         self._queries = 0
         self._loaded_kernels: ModuleType | None = None
         v = table.variant
@@ -156,9 +154,14 @@ class Tablebase:
         return self._table.path
 
     @property
+    def cache_bytes(self) -> int:
+        """The bound on the bytes of sectors and chunks held (``open``)."""
+        return self._cache.budget
+
+    @property
     def cached_bytes(self) -> int:
         """Bytes held by the sectors and chunks now in the cache."""
-        return self._cached_bytes
+        return self._cache.nbytes
 
     def probe(self, position: Position) -> Value:
         """The value of ``position`` for the side to move. Raises ``TableError`` for a
@@ -330,36 +333,29 @@ class Tablebase:
         return movers, others, _scores_of(codes)
 
     def _cached(self, sector: Sector) -> np.ndarray:
-        """The sector's codes if cached (now most recently used), else an empty array."""
+        """The sector's codes if held whole (now most recently used), else an empty array."""
         codes = self._cache.get(sector)
-        if codes is None:
-            return _NO_CODES
-        self._cache.move_to_end(sector)
-        return codes
+        return _NO_CODES if codes is None else codes
 
     def _codes(self, sector: Sector) -> np.ndarray:
-        """The sector's codes, from the cache or loaded whole, evicting the least
-        recently used chunks and sectors while the cache would exceed ``cache_bytes``."""
+        """The sector's codes, held or loaded whole (the least recently used chunks and
+        sectors make room within ``cache_bytes``)."""
         codes = self._cache.get(sector)
-        if codes is not None:
-            self._cache.move_to_end(sector)
-            return codes
-        if not self._table.has_sector(sector):
-            raise self._missing(sector)
-        codes = self._table.read_sector(sector)
+        if codes is None:
+            if not self._table.has_sector(sector):
+                raise self._missing(sector)
+            codes = self._cache.sector(sector)
+        return codes
+
+    def _checked(self, sector: Sector, codes: np.ndarray) -> np.ndarray:
+        """A sector read whole, checked against its index and ``compact_codes``ed."""
         slots = sector_slots(self._T, sector[0], sector[1])
         if codes.dtype != np.uint16 or codes.shape != (slots,):
             raise TableError(
                 f"sector {sector_name(sector)} of {self.path} holds {codes.shape} {codes.dtype} "
                 f"codes, not the {slots} uint16 codes of its index"
             )
-        codes = compact_codes(codes)
-        for key in [key for key in self._chunks if key[0] == sector]:
-            self._cached_bytes -= self._chunks.pop(key).nbytes
-        self._make_room(codes.nbytes)
-        self._cache[sector] = codes
-        self._cached_bytes += codes.nbytes
-        return codes
+        return compact_codes(codes)
 
     def _codes_at(self, sector: Sector, indices: np.ndarray) -> np.ndarray:
         """The codes of slots ``indices`` of a sector (int64, padding as ``PAD``): from
@@ -369,22 +365,19 @@ class Tablebase:
         if codes is None and self._load_whole(sector):
             codes = self._codes(sector)
         if codes is not None:
-            self._cache.move_to_end(sector)
             return _codes_of(codes, indices)
         step = self._chunk_slots[sector]
         chunks = indices // step
         parts = {}  # this call's chunks, even if a small cache evicts some of them
         for c in np.unique(chunks).tolist():
-            if (sector, c) in self._chunks:
-                self._chunks.move_to_end((sector, c))
-                parts[c] = self._chunks[(sector, c)]
+            part = self._cache.get((sector, c))
+            if part is not None:
+                parts[c] = part
         wanted = [c for c in np.unique(chunks).tolist() if c not in parts]
         if wanted:
             slots = sector_slots(self._T, sector[0], sector[1])
             for c, part in self._table.read_chunks(sector, wanted, slots).items():
-                self._make_room(part.nbytes)
-                self._chunks[(sector, c)] = parts[c] = part
-                self._cached_bytes += part.nbytes
+                parts[c] = self._cache.put((sector, c), part)
             self._chunk_reads[sector] = self._chunk_reads.get(sector, 0) + len(wanted)
         found = np.empty(len(indices), np.int64)
         for c, part in parts.items():
@@ -409,13 +402,6 @@ class Tablebase:
             self._chunk_reads.get(sector, 0) >= self.whole_sector_after
             and slots <= self.cache_bytes  # as bytes (``compact_codes``), it fits
         )
-
-    def _make_room(self, nbytes: int) -> None:
-        """Evict the least recently used chunks, then sectors, until ``nbytes`` more fit
-        within ``cache_bytes`` (or nothing is left to evict)."""
-        while self._cached_bytes + nbytes > self.cache_bytes and (self._chunks or self._cache):
-            old = (self._chunks or self._cache).popitem(last=False)[1]
-            self._cached_bytes -= old.nbytes
 
     def sector_codes(self, sector: Sector) -> np.ndarray:
         """The codes of a sector as the kernels read them (``code_at``): bytes when they

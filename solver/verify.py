@@ -30,7 +30,7 @@ verifying one sector (``--sector``) assumes the sectors it leads to are right.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict, namedtuple
+from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +52,7 @@ from .indexing import (
     unrank,
 )
 from .position import Position
+from .sector_cache import SectorCache
 from .sectors import Sector, removal_counts, sector_name, successor_sector
 from .storage import STAT_KEYS, TableError, TableFile
 from .values import PAD, Value
@@ -436,30 +437,6 @@ class VerifyReport:
         }
 
 
-class _SectorCache:
-    """Loaded sectors, least recently used first; whatever the current sector needs stays,
-    the rest is dropped beyond a byte budget."""
-
-    def __init__(self, table: TableFile, budget: int = _CACHE_BYTES):
-        self.table = table
-        self.budget = budget
-        self.arrays: OrderedDict[Sector, np.ndarray] = OrderedDict()
-
-    def load(self, needed: list[Sector]) -> dict[Sector, np.ndarray]:
-        for s in needed:
-            if s in self.arrays:
-                self.arrays.move_to_end(s)
-            else:
-                self.arrays[s] = self.table.read_sector(s)
-        size = sum(a.nbytes for a in self.arrays.values())
-        for s in list(self.arrays):
-            if size <= self.budget:
-                break
-            if s not in needed:
-                size -= self.arrays.pop(s).nbytes
-        return {s: self.arrays[s] for s in needed}
-
-
 def _open(path: Path) -> tuple[TableFile, dict[Sector, dict], IndexTables]:
     """The table, its sectors' attributes and its index; metadata that cannot be read
     (no sectors group, rules naming no known board) is a TableError, not a traceback."""
@@ -504,7 +481,7 @@ def verify_table(
     todo = [sector] if sector is not None else sorted(stored, key=verification_order)
     variant = table.variant
     R = verify_rules(variant)
-    cache = _SectorCache(table)
+    cache = SectorCache(table, _CACHE_BYTES)
     report = VerifyReport(path, variant.name)
     for s in todo:
         result = _verify_sector(variant, R, T, s, stored, cache, progress, examples)
@@ -520,7 +497,7 @@ def _verify_sector(
     T: IndexTables,
     sector: Sector,
     stored: dict[Sector, dict],
-    cache: _SectorCache,
+    cache: SectorCache,
     progress: bool,
     examples: int,
 ) -> SectorResult:
@@ -593,7 +570,7 @@ def _verify_sector(
     return result
 
 
-def _load(cache: _SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]:
+def _load(cache: SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]:
     try:
         return cache.load(needed)
     except (OSError, KeyError) as e:  # damage outside the checksummed data
