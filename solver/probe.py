@@ -34,7 +34,7 @@ from .rules import Move, successors, terminal
 from .sector_cache import SectorCache
 from .sectors import Sector, is_moving, reachable_sectors, sector_name
 from .storage import TableError, TableFile, default_table_path
-from .values import PAD, Result, Value
+from .values import PAD, Result, Value, move_score
 from .variants import VARIANTS, Variant
 
 DEFAULT_CACHE_BYTES = 4 << 30
@@ -46,9 +46,6 @@ DEFAULT_WHOLE_SECTOR_AFTER = 64
 _PLAIN_QUERIES = 8
 _NO_CODES = np.empty(0, dtype=np.uint8)
 _BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
-# scores order like ``Value.sort_key`` (``probe_kernels.score``): wins, then draws, losses
-_DRAW_SCORE = 1 << 17
-_LOSS_SCORE = 1 << 18
 
 
 def _kernels_imported() -> bool:
@@ -96,8 +93,8 @@ def widen_codes(codes: np.ndarray) -> np.ndarray:
 
 
 def _scores_of(codes: np.ndarray) -> np.ndarray:
-    """``probe_kernels.score`` over many successor codes from Python."""
-    return np.where(codes == 0, _DRAW_SCORE, np.where(codes & 1, codes, _LOSS_SCORE - codes))
+    """``values.move_score`` over many successor codes."""
+    return np.array([move_score(c) for c in codes.tolist()], np.int64)
 
 
 def _codes_of(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -473,10 +470,4 @@ def _value_of_code(code: int) -> Value:
 
 @cache
 def _value_of_score(score: int) -> Value:
-    """The value for the side to move that a successor's score (see
-    ``_scored_successors``) stands for."""
-    if score == _DRAW_SCORE:
-        return Value(Result.DRAW, None)
-    if score < _DRAW_SCORE:
-        return Value(Result.WIN, score)
-    return Value(Result.LOSS, _LOSS_SCORE - score)
+    return Value.from_score(score)

@@ -12,11 +12,10 @@ from numba import njit
 
 from .indexing import canonical_index
 from .movegen import MAX_MOVES, WIN_NOW, gen_moves, has_mill, split_tables  # noqa: F401
-from .values import PAD
+from .values import PAD, move_score
 
 BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
-DRAW_SCORE = 1 << 17  # scores order like ``Value.sort_key``: wins < DRAW_SCORE < losses
-LOSS_SCORE = 1 << 18
+score = njit(inline="always")(move_score)
 
 
 @njit(cache=True, inline="always")
@@ -56,14 +55,6 @@ def locate_successors(
         else:
             out_index[j] = canonical_index(T, B - kind, to_B, out_mover[j], out_other[j])
     return count
-
-
-@njit(cache=True, inline="always")
-def score(code):
-    """A successor's code as a score for the side to move now, ordered like
-    ``Value.sort_key`` (smaller is better): a code c != 0 gives the mover a result c
-    plies away, a win if c is odd (the successor is lost), a loss if c is even."""
-    return DRAW_SCORE if code == 0 else code if code & 1 else LOSS_SCORE - code
 
 
 @njit(cache=True)

@@ -8,8 +8,9 @@ distance, which must equal the tables' (it checks the distances of late placemen
 positions).
 
 Scores are integers, larger is better for the side to move. WDL: win 1, draw 0, loss -1,
-and a move scores the negation of its successor. DTM: the order of ``Value.sort_key``,
-win in p -> ``BIG - p``, draw -> 0, loss in p -> ``p - BIG``, and a move scores
+and a move scores the negation of its successor. DTM: the order of ``Value.sort_key``
+in negamax form (``values.negamax_of_code``), win in p -> ``BIG - p``, draw -> 0, loss
+in p -> ``p - BIG``, and a move scores
 ``_back(successor)``: the negation, one ply further from the end. ``_back`` is strictly
 decreasing on scores, so negamax with fail-soft alpha-beta stays exact; ``_forward``
 turns the parent's window into the child's. Both metrics run the same kernel.
@@ -63,10 +64,9 @@ from .probe_kernels import code_at
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_name, successors
 from .storage import TableFile, default_table_path
-from .values import PAD, Result, Value
+from .values import BIG, PAD, Result, Value, negamax_of_code
 
 Metric = Literal["wdl", "dtm"]
-BIG = 1 << 20  # larger than any distance, so win and loss scores never reach 0
 _INF = BIG + 1  # beyond every score: the root's open window
 WIN_IN_1 = BIG - 1  # the best DTM score a position not yet over can have
 _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its player
@@ -99,9 +99,7 @@ class SearchResult:
 
 def score_of(value: Value) -> int:
     """The DTM score: the integer that orders like ``Value.sort_key`` (larger is better)."""
-    if value.result is Result.DRAW:
-        return 0
-    return BIG - value.plies if value.result is Result.WIN else value.plies - BIG
+    return negamax_of_code(value.to_code())
 
 
 def value_of(score: int) -> Value:
@@ -288,6 +286,9 @@ def _tt_put(tt_holder, key, lower, upper, state, max_entries):
 # ---------------------------------------------------------------- the search kernel
 
 
+_negamax_of_code = njit(inline="always")(negamax_of_code)
+
+
 @njit(cache=True, inline="always")
 def _leaf(codes, width, key, state, wdl):
     """The score of the moving-phase position ``key`` (its side to move) from its table."""
@@ -300,11 +301,10 @@ def _leaf(codes, width, key, state, wdl):
     if code == PAD:
         state[_DAMAGED] = W * width + B + 1
         return 0
-    if code == 0:
-        return 0
+    score = _negamax_of_code(code)
     if wdl:
-        return -1 if code & 1 else 1
-    return code - 1 - BIG if code & 1 else BIG - (code - 1)  # lost (odd) or won in code-1
+        return 0 if score == 0 else 1 if score > 0 else -1
+    return score
 
 
 # Columns of the search's frame stack, one row per ply below the root: the node's

@@ -7,6 +7,13 @@ distance and losses at an even one; draws have no distance.
 On disk and in the kernels a value is one ``uint16`` code: ``0`` is a draw (or, while
 solving, undecided), ``plies + 1`` otherwise, and ``PAD`` marks index slots that hold
 no canonical position.
+
+Values are ordered one way everywhere, by an integer score (smaller is better for the
+side to move): a win in p plies scores p, a draw ``DRAW_SCORE``, a loss in p plies
+``LOSS_SCORE - p``. The shortest win comes first, then draws, then the longest loss.
+The probe, the verifier and ``Value.sort_key`` rank moves by it (``move_score``); the
+search's negamax form of the same order is ``negamax_of_code``. The functions on codes
+are plain integer arithmetic, so the kernels compile them as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +24,32 @@ from dataclasses import dataclass
 DRAW_CODE = 0
 PAD = 0xFFFF
 MAX_PLIES = 0xFFFD  # the largest distance a code can hold; beyond it the solver fails loudly
+DRAW_SCORE = 1 << 17  # above every win's score (a distance)
+LOSS_SCORE = 1 << 18  # loss scores lie between DRAW_SCORE and this
+BIG = 1 << 20  # negamax scores: a win in p is BIG - p, a loss in p is p - BIG, a draw 0
+
+
+def move_score(code: int) -> int:
+    """The score, for the side that plays it, of a move to a successor whose code is
+    ``code``: a successor lost in c - 1 plies (odd code c) makes the move a win in c,
+    one won in c - 1 (even c) a loss in c."""
+    return DRAW_SCORE if code == 0 else code if code & 1 else LOSS_SCORE - code
+
+
+def code_of_score(score: int) -> int:
+    """The code of a position whose best move scores ``score`` (``move_score``)."""
+    if score == DRAW_SCORE:
+        return DRAW_CODE
+    return (score if score < DRAW_SCORE else LOSS_SCORE - score) + 1
+
+
+def negamax_of_code(code: int) -> int:
+    """The negamax score (larger is better, negated across a move) of a position whose
+    code is ``code``, for its side to move: ``BIG - p`` for a win in p plies (even code
+    p + 1), ``p - BIG`` for a loss, 0 for a draw."""
+    if code == DRAW_CODE:
+        return 0
+    return code - 1 - BIG if code & 1 else BIG - (code - 1)
 
 
 class Result(enum.Enum):
@@ -54,13 +87,16 @@ class Value:
             return self
         return Value(self.result.flipped(), self.plies + 1)
 
-    def sort_key(self) -> tuple:
-        """Smaller is better for the side to move: shortest win, draw, longest loss."""
-        if self.result is Result.WIN:
-            return (0, self.plies)
+    def sort_key(self) -> int:
+        """The value's score: smaller is better for the side to move (``move_score``)."""
         if self.result is Result.DRAW:
-            return (1, 0)
-        return (2, -self.plies)
+            return DRAW_SCORE
+        return self.plies if self.result is Result.WIN else LOSS_SCORE - self.plies
+
+    @classmethod
+    def from_score(cls, score: int) -> Value:
+        """The value whose ``sort_key`` is ``score``."""
+        return cls.from_code(code_of_score(score))
 
     def __str__(self) -> str:
         if self.result is Result.DRAW:

@@ -55,14 +55,12 @@ from .position import Position
 from .sector_cache import SectorCache
 from .sectors import Sector, removal_counts, sector_name, successor_sector
 from .storage import STAT_KEYS, TableError, TableFile
-from .values import PAD, Value
+from .values import LOSS_SCORE, PAD, Value, code_of_score, move_score
 from .variants import Variant
 
-# Successors are ranked by one integer key, smaller = better for the side to move:
-# lost successors (odd codes) by code, then draws, then won successors longest first.
-_DRAW_KEY = 1 << 16
-_WON_BASE = 3 << 16  # key of a successor won by the opponent with (even) code c: _WON_BASE - c
-_NO_MOVE = 1 << 20
+# Successors are ranked by ``values.move_score`` (smaller is better for the side to move);
+# a position without a move keeps this key, above every score
+_NO_MOVE = LOSS_SCORE + 1
 # Recomputed "codes" that mean the value could not be recomputed (they never match).
 MISSING_SECTOR = -1  # a move leads to a sector that was not loaded
 PADDED_SUCCESSOR = -2  # a successor's canonical slot holds the padding mark
@@ -121,13 +119,8 @@ def _unprotected(mill_masks, stones):
     return free if free else stones
 
 
-@njit(cache=True, inline="always")
-def _key_of(code):
-    if code & 1:
-        return code
-    if code == 0:
-        return _DRAW_KEY
-    return _WON_BASE - code
+_key_of = njit(inline="always")(move_score)
+_code_of_key = njit(inline="always")(code_of_score)
 
 
 # Successors whose codes are still to be read: the move loops queue them, each slot's
@@ -290,12 +283,8 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
             out[k] = 0 if (R.full_board_draw and (mover | other) == full) else 1
         elif best < 0:
             out[k] = best
-        elif best < _DRAW_KEY:
-            out[k] = best + 1
-        elif best == _DRAW_KEY:
-            out[k] = 0
         else:
-            out[k] = _WON_BASE - best + 1
+            out[k] = _code_of_key(best)
 
 
 @njit(parallel=True, cache=True)
