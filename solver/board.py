@@ -15,6 +15,17 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class PlainTables:
+    """A board's geometry as plain Python ints (``Board.plain``): numpy scalars in bit
+    arithmetic are slow and would leak ``np.int64`` into positions."""
+
+    full: int
+    adjacency: tuple[int, ...]  # adjacency[p]: mask of the points one slide away
+    point_mills: tuple[tuple[int, ...], ...]  # the masks of the mills through each point
+    mills: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Board:
     """A Mill-family board: points with names, slide edges, and mills (3-point lines)."""
 
@@ -58,6 +69,16 @@ class Board:
         for p, ms in enumerate(per_point):
             table[p, : len(ms)] = ms
         return table
+
+    @cached_property
+    def plain(self) -> PlainTables:
+        """The geometry as plain Python ints, for the rules in Python."""
+        return PlainTables(
+            full=self.full_mask,
+            adjacency=tuple(int(a) for a in self.adjacency),
+            point_mills=tuple(tuple(int(m) for m in row if m) for row in self.point_mills),
+            mills=tuple(int(m) for m in self.mill_masks),
+        )
 
     @cached_property
     def symmetries(self) -> np.ndarray:

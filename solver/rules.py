@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
 from .board import Board
 from .errors import IllegalMoveError
@@ -64,27 +63,6 @@ class Outcome:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Tables:
-    """A board's geometry as plain Python ints: numpy scalars in bit arithmetic are
-    slow and would leak ``np.int64`` into positions."""
-
-    full: int
-    adjacency: tuple[int, ...]
-    point_mills: tuple[tuple[int, ...], ...]
-    mills: tuple[int, ...]
-
-
-@cache
-def _tables(board: Board) -> _Tables:
-    return _Tables(
-        full=board.full_mask,
-        adjacency=tuple(int(a) for a in board.adjacency),
-        point_mills=tuple(tuple(int(m) for m in row if m) for row in board.point_mills),
-        mills=tuple(int(m) for m in board.mill_masks),
-    )
-
-
 def _bits(mask: int):
     while mask:
         low = mask & -mask
@@ -103,7 +81,7 @@ def phase(position: Position) -> str:
 
 def terminal(position: Position) -> Outcome | None:
     """The outcome for the side to move if the game is over, else None."""
-    v, t = position.variant, _tables(position.board)
+    v, t = position.variant, position.board.plain
     if v.line_wins and any(position.other & m == m for m in t.mills):
         return Outcome(Result.LOSS, "line of three")
     if position.mover.bit_count() + position.mover_hand < 3:
@@ -175,7 +153,7 @@ def parse_move(text: str, position: Position) -> Move:
 
 def _steps(position: Position) -> list[tuple[int | None, int]]:
     """(origin, target) of every move ignoring removals and the end of the game."""
-    t = _tables(position.board)
+    t = position.board.plain
     mover = position.mover
     empty = t.full & ~(mover | position.other)
     current = phase(position)
@@ -202,7 +180,7 @@ def _apply(position: Position, move: Move) -> Position:
 
 def _removal_options(position: Position, origin: int | None, target: int) -> list[tuple[int, ...]]:
     """The sets of opponent stones the move ``origin -> target`` may remove, sorted."""
-    v, t = position.variant, _tables(position.board)
+    v, t = position.variant, position.board.plain
     if v.line_wins or (origin is None and not v.placement_captures):
         return [()]
     mover = position.mover | 1 << target

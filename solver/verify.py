@@ -3,9 +3,10 @@
 For every slot of a sector the verifier asks the shared index whether the slot is
 canonical (padding must be exactly the non-canonical slots) and recomputes every
 canonical position's value from the *stored* codes of its successors, with a forward
-move generator written here from the rules of docs/rules.md. It shares the board
-description and the index with the solver, never its move generator or retrograde
-kernels, so a bug there shows up here as a mismatch instead of being repeated. It also
+move generator written here from the rules of docs/rules.md. It shares the board's
+tables (``movegen.rule_tables``: adjacency, mills, rule flags) and the index with the
+solver, never its move generator or retrograde kernels, so a bug there shows up here as
+a mismatch instead of being repeated. It also
 recounts each sector's statistics attributes, and reading a dataset checks HDF5's
 fletcher32 checksum.
 
@@ -30,7 +31,6 @@ verifying one sector (``--sector``) assumes the sectors it leads to are right.
 from __future__ import annotations
 
 import time
-from collections import namedtuple
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +51,7 @@ from .indexing import (
     sector_slots,
     unrank,
 )
+from .movegen import RuleTables, rule_tables
 from .position import Position
 from .sector_cache import SectorCache
 from .sectors import Sector, removal_counts, sector_name, successor_sector
@@ -67,37 +68,6 @@ PADDED_SUCCESSOR = -2  # a successor's canonical slot holds the padding mark
 
 _CHUNK = 4096  # slots per parallel work item
 _CACHE_BYTES = 2 << 30  # sectors kept loaded beyond those the current sector needs
-
-VerifyRules = namedtuple(
-    "VerifyRules",
-    [
-        "full",  # mask of all points
-        "adjacency",  # adjacency[p]: mask of the points one slide away
-        "point_mills",  # point_mills[p, j]: masks of the mills through p, 0-padded
-        "mill_masks",
-        "flying",  # flags as int64, so every variant compiles to one signature
-        "placement_captures",
-        "double_removes",
-        "line_wins",
-        "full_board_draw",
-    ],
-)
-
-
-def verify_rules(variant: Variant) -> VerifyRules:
-    board = variant.board
-    return VerifyRules(
-        np.int64(board.full_mask),
-        board.adjacency,
-        board.point_mills,
-        board.mill_masks,
-        np.int64(variant.flying),
-        np.int64(variant.placement_captures),
-        np.int64(variant.double_mill_removes),
-        np.int64(variant.line_wins),
-        np.int64(variant.full_board_draw),
-    )
-
 
 @njit(cache=True, inline="always")
 def _has_line(mill_masks, stones):
@@ -469,7 +439,7 @@ def verify_table(
         raise TableError(f"{path} has no sector {sector_name(sector)}")
     todo = [sector] if sector is not None else sorted(stored, key=verification_order)
     variant = table.variant
-    R = verify_rules(variant)
+    R = rule_tables(variant)
     cache = SectorCache(table, _CACHE_BYTES)
     report = VerifyReport(path, variant.name)
     for s in todo:
@@ -482,7 +452,7 @@ def verify_table(
 
 def _verify_sector(
     variant: Variant,
-    R: VerifyRules,
+    R: RuleTables,
     T: IndexTables,
     sector: Sector,
     stored: dict[Sector, dict],
@@ -568,7 +538,7 @@ def _load(cache: SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]:
 
 def _mismatch(
     variant: Variant,
-    R: VerifyRules,
+    R: RuleTables,
     T: IndexTables,
     sector: Sector,
     nexts: tuple[np.ndarray, ...],
