@@ -116,13 +116,6 @@ def unrank(T, W, B, idx):
 
 
 @njit(cache=True)
-def is_canonical_slot(T, W, B, idx):
-    """False for padding: a slot whose position is a non-minimal image of another."""
-    mover, other = unrank(T, W, B, idx)
-    return canonical_index(T, W, B, mover, other) == idx
-
-
-@njit(cache=True)
 def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_base, out_masks):
     """Assign every W-subset of n points its canonical class and symmetry.
 

@@ -42,10 +42,6 @@ class Variant:
     def to_json(self) -> str:
         return json.dumps(self.rules(), sort_keys=True)
 
-    @classmethod
-    def from_json(cls, text: str) -> Variant:
-        return cls(**json.loads(text))
-
 
 VARIANTS: dict[str, Variant] = {
     v.name: v
