@@ -48,7 +48,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_state import check_table_identity, hms, load_state, save_merged  # noqa: E402
+from bench_report import GiB, hms, verdict, verification_summary  # noqa: E402
+from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
 from solver.indexing import canonical_index, index_tables  # noqa: E402
@@ -61,17 +62,16 @@ from solver.sectors import (  # noqa: E402
     is_moving,
     reachable_sectors,
     sector_key,
-    sector_name,
 )
 from solver.storage import TableFile  # noqa: E402
-from solver.verify import verification_order, verify_table  # noqa: E402
+from solver.verify import verification_order  # noqa: E402
 
 MORRIS = Path(sys.executable).with_name("morris")
-GiB = 2**30
 # targets of the issue for the placement phase on the development machine, 2 threads
 TARGET_SECONDS = 3 * 3600
 TARGET_RSS = 12 * GiB
 TARGET_FILE_BYTES = 12 * 10**9  # the whole file, moving and placement
+PHASE = "the placement phase"  # what a verdict waits for
 REPORT_BEGIN = "<!-- placement phase: written by benchmarks/bench_placement.py report -->"
 REPORT_END = "<!-- end of the placement phase -->"
 
@@ -321,44 +321,16 @@ def placement_sectors(table: TableFile) -> list[Sector]:
 def step_verify(table: TableFile, state: dict, save, threads: int | None) -> str:
     """Verify the placement sectors not yet verified OK, recording each verdict."""
     done = state.setdefault("verify", {})
-    for s in placement_sectors(table):
-        if done.get(sector_key(s), {}).get("ok"):
-            continue
-        r = verify_table(table.path, sector=s, progress=True, threads=threads).sectors[0]
-        done[sector_key(s)] = {"ok": r.ok, "positions": r.positions, "seconds": r.seconds,
-                               "mismatch_count": r.mismatch_count}
-        save("verify")
-        if not r.ok:
-            details = [str(m) for m in r.mismatches] + r.problems
-            raise SystemExit("\n      ".join([
-                f"verify: sector {sector_name(s)} FAILED: {r.mismatch_count:,} wrong of "
-                f"{r.positions:,} positions", *details]))
-        print(f"verify: OK {sector_name(s):<10} {r.positions:>14,} positions "
-              f"{r.seconds:9.2f} s", flush=True)
+    verify_sectors(table.path, placement_sectors(table), done, lambda: save("verify"), threads)
     return verify_markdown(table, done)
 
 
 def verify_markdown(table: TableFile, verified: dict) -> str:
     sectors = placement_sectors(table)
-    done = [verified[sector_key(s)] for s in sectors if sector_key(s) in verified]
-    failed = [sector_key(s) for s in sectors
-              if not verified.get(sector_key(s), {"ok": True})["ok"]]
-    seconds = sum(d["seconds"] for d in done)
-    positions = sum(d["positions"] for d in done)
-    verdict = (f"**FAILED: {', '.join(failed)}**" if failed else
-               "**all OK**" if len(done) == len(sectors) else "not finished")
-    rate = f"{positions / seconds:,.0f}" if seconds else "-"
-    return (f"Independent forward verification (`morris verify --sector`, one placement "
-            f"sector at a time, each reading its successors from disk): {len(done)} of "
-            f"{len(sectors)} placement sectors, {positions:,} positions in "
-            f"**{hms(seconds)}** ({rate} positions/s): {verdict}.")
-
-
-def verdict(ok: bool, complete: bool) -> str:
-    """``met`` / ``not met`` for a finished solve; a partial one is not assessed."""
-    if not complete and ok:
-        return "not assessed yet (the placement phase is not complete)"
-    return "met" if ok else "**not met**"
+    summary = verification_summary(verified, sectors, "placement sectors")
+    return ("Independent forward verification (`morris verify --sector`, one placement "
+            "sector at a time, each reading its successors from disk): "
+            + (f"{summary}." if summary else "not run."))
 
 
 def solve_markdown(table: TableFile, planned: int, verified: dict) -> str:
@@ -401,12 +373,12 @@ def solve_markdown(table: TableFile, planned: int, verified: dict) -> str:
         f"{'' if complete else ' (**not complete**)'}, {positions:,} positions, "
         f"**{hms(seconds)}** of solving (sum of the sector times, reading and writing "
         f"excluded; {positions / seconds:,.0f} positions/s); target <= 3 h with 2 "
-        f"threads: {verdict(seconds <= TARGET_SECONDS, complete)}.",
+        f"threads: {verdict(seconds <= TARGET_SECONDS, complete, PHASE)}.",
         f"* Peak RSS of a sector's solve (its exits included): **{peak / GiB:.2f} GiB**; "
-        f"target <= 12 GiB: {verdict(peak <= TARGET_RSS, complete)}.",
+        f"target <= 12 GiB: {verdict(peak <= TARGET_RSS, complete, PHASE)}.",
         f"* `{table.path}`: **{size / 1e9:.3g} GB** for {len(stored)} sectors "
         f"({all_positions:,} positions, {8 * size / all_positions:.2f} bits each); "
-        f"target <= 12 GB: {verdict(size <= TARGET_FILE_BYTES, complete)}.",
+        f"target <= 12 GB: {verdict(size <= TARGET_FILE_BYTES, complete, PHASE)}.",
     ]
     return "\n".join(lines)
 

@@ -1,6 +1,7 @@
 """The resumable state of a long benchmark (a JSON file beside its report, written
 atomically and merged under a lock, so that steps may run in several processes and an
-interrupted run loses nothing it had finished), and the helpers the reports share."""
+interrupted run loses nothing it had finished), and the step both pipelines resume the
+same way: verification, sector by sector."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import fcntl
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from solver.sectors import Sector, sector_key, sector_name
 from solver.storage import TableFile
+from solver.verify import verification_order, verify_table
 
 
 def state_path(out: Path, name: str | None = None) -> Path:
@@ -89,7 +92,24 @@ def toolkit_commit() -> str:
     return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
 
 
-def hms(seconds: float) -> str:
-    """A duration as the reports print it: ``H:MM:SS``."""
-    whole = round(seconds)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+def verify_sectors(table: Path, sectors: list[Sector], done: dict, save: Callable[[], None],
+                   threads: int | None) -> None:
+    """Verify ``sectors`` one at a time in the verifier's order, recording each verdict
+    in ``done`` (by sector key) and saving at once; those verified OK before are skipped,
+    and the first that fails stops the run with its mismatches."""
+    todo = [s for s in sorted(sectors, key=verification_order)
+            if not done.get(sector_key(s), {}).get("ok")]
+    if len(todo) < len(sectors):
+        print(f"verify: {len(sectors) - len(todo)} sectors already verified OK, skipped")
+    for s in todo:
+        r = verify_table(table, sector=s, progress=True, threads=threads).sectors[0]
+        done[sector_key(s)] = {"ok": r.ok, "positions": r.positions, "seconds": r.seconds,
+                               "mismatch_count": r.mismatch_count}
+        save()
+        if not r.ok:
+            details = [str(m) for m in r.mismatches] + r.problems
+            raise SystemExit("\n      ".join([
+                f"verify: sector {sector_name(s)} FAILED: {r.mismatch_count:,} wrong of "
+                f"{r.positions:,} positions", *details]))
+        print(f"verify: OK {sector_name(s):<10} {r.positions:>14,} positions {r.seconds:9.2f} s",
+              flush=True)
