@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from solver.generate import solve
+from solver.known import known_results
 
 TABLES = {
     "three": {},
@@ -34,3 +35,10 @@ def six_whole_path(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("six-whole") / "six.h5"
     solve("six", path, show_progress=False, log=lambda s: None)
     return path
+
+
+@pytest.fixture(scope="session")
+def published_nine_33() -> dict:
+    """The published statistics of Nine Men's Morris' 3-vs-3 sector (Gasser; Malom), as
+    ``solver/known_results.toml`` gives them: the figures a test compares with."""
+    return known_results()["nine"]["sectors"]["3_3_0_0"]
