@@ -1,15 +1,18 @@
-"""Small solved tables shared by the tests of the query API and the CLI, built once per
-session: Three Men's Morris whole, Six Men's Morris moving sectors up to 4 stones a
-side, Nine Men's Morris 3-vs-3; and Six Men's Morris whole, placement included."""
+"""What the tests share, built once per session: small solved tables (Three Men's Morris
+whole, Six Men's Morris moving sectors up to 4 stones a side, Nine Men's Morris 3-vs-3;
+Six Men's Morris whole, placement included), the reference solver's values of Three
+Men's Morris and of the 3-vs-3 sector, and published figures to compare with."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from reference_solver import solve_reference
 
 from solver.generate import solve
 from solver.known import known_results
+from solver.variants import get_variant
 
 TABLES = {
     "three": {},
@@ -42,3 +45,15 @@ def published_nine_33() -> dict:
     """The published statistics of Nine Men's Morris' 3-vs-3 sector (Gasser; Malom), as
     ``solver/known_results.toml`` gives them: the figures a test compares with."""
     return known_results()["nine"]["sectors"]["3_3_0_0"]
+
+
+@pytest.fixture(scope="session")
+def reference_three() -> dict:
+    """The reference solver's values of Three Men's Morris, every sector."""
+    return solve_reference(get_variant("three"), [(0, 0, 3, 3)])
+
+
+@pytest.fixture(scope="session")
+def reference_nine_33() -> dict:
+    """The reference solver's values of Nine Men's Morris' 3-vs-3 sector."""
+    return solve_reference(get_variant("nine"), [(3, 3, 0, 0)])

@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from solver.generate import solve
-from solver.variants import get_variant
-
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_group.py"
 
 
@@ -21,11 +18,9 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def six_table(tmp_path_factory):
-    path = tmp_path_factory.mktemp("six") / "six.h5"
-    solve(get_variant("six"), path, phase="moving", max_stones=4, show_progress=False,
-          log=lambda s: None)
-    return path
+def six_table(table_paths):
+    """The session's Six Men's Morris moving sectors up to 4 stones a side (read only)."""
+    return table_paths["six"]
 
 
 def test_the_split_of_a_twin_adds_up(six_table):

@@ -91,16 +91,6 @@ def _check_complete(variant, results) -> None:
 
 
 @pytest.fixture(scope="module")
-def three_game():
-    return solve_reference(THREE, [(0, 0, 3, 3)])
-
-
-@pytest.fixture(scope="module")
-def nine_33():
-    return solve_reference(NINE, [(3, 3, 0, 0)])
-
-
-@pytest.fixture(scope="module")
 def six_small():
     """The moving sectors with 3..4 stones a side plus a small placement closure."""
     return solve_reference(SIX, SIX_MOVING_ROOTS + [(2, 2, 1, 1)])
@@ -109,33 +99,33 @@ def six_small():
 # --------------------------------------------------------------------------- Three
 
 
-def test_three_closure_and_start_value(three_game):
-    assert set(three_game) == {
+def test_three_closure_and_start_value(reference_three):
+    assert set(reference_three) == {
         (0, 0, 3, 3), (0, 1, 3, 2), (1, 1, 2, 2), (1, 2, 2, 1),
         (2, 2, 1, 1), (2, 3, 1, 0), (3, 3, 0, 0),
     }  # fmt: skip
-    _check_complete(THREE, three_game)
-    start = three_game[(0, 0, 3, 3)]
+    _check_complete(THREE, reference_three)
+    start = reference_three[(0, 0, 3, 3)]
     assert len(start) == 1
     # Three Men's Morris is a first-player win: White completes a line on ply 9.
     assert start.code_of(0, 0) == _win(9)
 
 
-def test_three_hand_checked(three_game):
+def test_three_hand_checked(reference_three):
     board = THREE.board
     m = board.mask
-    moving = three_game[(3, 3, 0, 0)]
+    moving = reference_three[(3, 3, 0, 0)]
     # c2-c3 completes the diagonal a1-b2-c3.
     assert moving.code_of(m(["a1", "b2", "c2"]), m(["a2", "a3", "b1"])) == _win(1)
     # The other side already has a line: the game is over.
     assert moving.code_of(m(["a2", "b2", "c3"]), m(["a1", "b1", "c1"])) == LOSS_NOW
     # Placing c3 completes the diagonal.
-    placing = three_game[(2, 2, 1, 1)]
+    placing = reference_three[(2, 2, 1, 1)]
     assert placing.code_of(m(["a1", "b2"]), m(["a2", "b1"])) == _win(1)
 
 
-def test_three_bellman_everywhere(three_game):
-    assert _check_bellman(THREE, three_game) == sum(len(sv) for sv in three_game.values())
+def test_three_bellman_everywhere(reference_three):
+    assert _check_bellman(THREE, reference_three) == sum(len(sv) for sv in reference_three.values())
 
 
 # --------------------------------------------------------------------------- Nine 3-3
@@ -157,11 +147,11 @@ def _orbit_representatives(board, sv):
     return canonical == sv.keys
 
 
-def test_nine_33_published_statistics(nine_33, published_nine_33):
+def test_nine_33_published_statistics(reference_nine_33, published_nine_33):
     """Gasser / Malom (known_results.toml): positions up to symmetry, wins, losses and
     draws for the side to move, the longest win and loss."""
-    assert set(nine_33) == {(3, 3, 0, 0)}
-    sv = nine_33[(3, 3, 0, 0)]
+    assert set(reference_nine_33) == {(3, 3, 0, 0)}
+    sv = reference_nine_33[(3, 3, 0, 0)]
     assert len(sv) == 2_691_920
     codes = sv.code[_orbit_representatives(NINE.board, sv)].astype(np.int64)
     wins = codes[(codes > 0) & (codes % 2 == 0)]
@@ -172,8 +162,8 @@ def test_nine_33_published_statistics(nine_33, published_nine_33):
     assert found == published_nine_33
 
 
-def test_nine_33_hand_checked(nine_33):
-    sv = nine_33[(3, 3, 0, 0)]
+def test_nine_33_hand_checked(reference_nine_33):
+    sv = reference_nine_33[(3, 3, 0, 0)]
     m = NINE.board.mask
     # Flying g7 to a7 closes a1-a4-a7 and leaves the other side with two stones.
     assert sv.code_of(m(["a1", "a4", "g7"]), m(["b4", "d6", "f4"])) == _win(1)
@@ -182,8 +172,8 @@ def test_nine_33_hand_checked(nine_33):
     assert sv.code_of(m(["d6", "f4", "c3"]), m(["a1", "a7", "g1"])) == _loss(2)
 
 
-def test_nine_33_bellman_sample(nine_33):
-    _check_bellman(NINE, nine_33, sample=300)
+def test_nine_33_bellman_sample(reference_nine_33):
+    _check_bellman(NINE, reference_nine_33, sample=300)
 
 
 # --------------------------------------------------------------------------- Six

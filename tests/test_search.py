@@ -53,13 +53,13 @@ def folder(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def three(folder) -> Tablebase:
-    return Tablebase.open(_solved(folder, "three"))
+def three(table_paths) -> Tablebase:
+    return Tablebase.open(table_paths["three"])
 
 
 @pytest.fixture(scope="module")
-def six(folder) -> Tablebase:
-    return Tablebase.open(_solved(folder, "six"))
+def six(six_whole_path) -> Tablebase:
+    return Tablebase.open(six_whole_path)
 
 
 @pytest.fixture(scope="module")

@@ -40,21 +40,16 @@ def _compare(variant, path, reference):
     return checked
 
 
-def test_three_mens_morris_whole_game_agrees(tmp_path):
+def test_three_mens_morris_whole_game_agrees(table_paths, reference_three):
     variant = VARIANTS["three"]
-    path = tmp_path / "three.h5"
-    solve(variant, path, show_progress=False, log=lambda s: None)
-    reference = solve_reference(variant, [(0, 0, 3, 3)])
-    assert set(reference) == {s for g in solve_plan(variant) for s in g}
-    assert _compare(variant, path, reference) > 1000
+    assert set(reference_three) == {s for g in solve_plan(variant) for s in g}
+    assert _compare(variant, table_paths["three"], reference_three) > 1000
 
 
-def test_six_mens_morris_moving_sectors_up_to_four_agree(tmp_path):
-    variant = VARIANTS["six"]
-    path = tmp_path / "six.h5"
-    solve(variant, path, phase="moving", max_stones=4, show_progress=False, log=lambda s: None)
+def test_six_mens_morris_moving_sectors_up_to_four_agree(table_paths):
+    variant = VARIANTS["six"]  # the session's table: moving sectors up to 4 stones a side
     reference = solve_reference(variant, [(4, 4, 0, 0), (4, 3, 0, 0), (3, 4, 0, 0)])
-    assert _compare(variant, path, reference) == 1_861_860
+    assert _compare(variant, table_paths["six"], reference) == 1_861_860
 
 
 def test_six_mens_morris_late_placement_sectors_agree(tmp_path):
@@ -77,12 +72,10 @@ def test_rule_variants_three_three_agree(tmp_path, name):
 
 
 def test_nine_mens_morris_three_three_agrees_and_matches_published_figures(
-    tmp_path, published_nine_33
+    table_paths, reference_nine_33, published_nine_33
 ):
     variant = VARIANTS["nine"]
-    path = tmp_path / "nine.h5"
-    solve(variant, path, max_stones=3, phase="moving", show_progress=False, log=lambda s: None)
+    path = table_paths["nine"]  # the session's table: the 3-vs-3 sector
     stats = TableFile.open(path).sectors()[(3, 3, 0, 0)]
     assert {k: stats[k] for k in published_nine_33} == published_nine_33
-    reference = solve_reference(variant, [(3, 3, 0, 0)])
-    assert _compare(variant, path, reference) == 2_691_920
+    assert _compare(variant, path, reference_nine_33) == 2_691_920
