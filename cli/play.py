@@ -10,53 +10,23 @@ from pathlib import Path
 
 import click
 
+from solver.engine import STRENGTHS, Engine
 from solver.errors import MorrisError
 from solver.game import Game
 from solver.position import Position
 from solver.probe import Tablebase
-from solver.rules import Move, phase
+from solver.rules import phase
 from solver.values import Result
 
 from .common import load_variant
 from .probe import db_option, echo_evaluation, open_tablebase
 
-STRENGTHS = ("perfect", "strong", "easy")
 HELP = """Commands:
   d6, d6-d5, d6-d5xa1   play a move: place, move (slide or fly), and remove a stone
   ? or eval             the engine's evaluation of this position and of every move
   undo                  take back the last move (against the engine: your last move)
   help                  this text
   quit                  leave the game"""
-
-
-class Engine:
-    """Picks moves from the tables. ``perfect``: the best move. ``strong``: a random
-    move keeping the theoretical result; when winning, a fastest win once the game has
-    repeated a position (so it cannot wander forever). ``easy``: a random legal move
-    half of the time, otherwise ``strong``."""
-
-    def __init__(self, tb: Tablebase, strength: str, rng: random.Random):
-        self.tb = tb
-        self.strength = strength
-        self.rng = rng
-
-    def choose(self, game: Game) -> Move:
-        if self.strength == "easy" and self.rng.random() < 0.5:
-            return self.rng.choice(game.legal_moves())
-        if self.strength == "perfect":
-            return self.tb.best_move(game.position)
-        moves = self.tb.moves(game.position)
-        best = moves[0].value
-        keep = [mv for mv in moves if mv.value.result is best.result]
-        if best.result is Result.WIN and _repeated(game):
-            keep = [mv for mv in keep if mv.value == best]
-        return self.rng.choice(keep).move
-
-
-def _repeated(game: Game) -> bool:
-    """Whether some position (with the same side to move) occurred twice in the game."""
-    seen = [before for before, _ in game.history] + [game.position]
-    return len(set(seen)) < len(seen)
 
 
 class Session:

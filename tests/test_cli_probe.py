@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import main
-from cli.play import Engine
+from solver.engine import Engine
 from solver.game import Game
 from solver.position import Position
 from solver.probe import Tablebase
