@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from solver.position import Position
-from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase
+from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase, evaluation_json
 from solver.rules import terminal
 from solver.storage import default_table_path
 from solver.values import Value
@@ -42,10 +42,6 @@ def open_tablebase(
     return tb
 
 
-def value_json(value: Value) -> dict:
-    return {"result": value.result.value, "plies": value.plies}
-
-
 def echo_evaluation(pos: Position, value: Value, moves: list[MoveValue]) -> None:
     """Print the value for the side to move and a table of the moves' values."""
     end = terminal(pos)
@@ -75,8 +71,7 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool) -> None:
     value = tb.probe(pos)
     moves = tb.moves(pos)
     if as_json:
-        listed = [{"move": mv.text, **value_json(mv.value)} for mv in moves]
-        click.echo(json.dumps({**value_json(value), "moves": listed}))
+        click.echo(json.dumps(evaluation_json(value, moves)))
         return
     click.echo(pos.diagram())
     click.echo()

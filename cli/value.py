@@ -15,7 +15,7 @@ from solver.values import Result, Value
 from solver.variants import Variant
 
 from .common import load_variant
-from .probe import db_option, open_tablebase, value_json
+from .probe import db_option, open_tablebase
 
 
 def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
@@ -112,14 +112,14 @@ def value(
     v = load_variant(variant)
     if not search:
         result = start_value_from_tables(v, db)
-        facts = {"variant": v.name, **value_json(result)}
+        facts = {"variant": v.name, **result.as_dict()}
         click.echo(json.dumps(facts) if as_json else describe(v, result))
         return
     found = start_value_by_search(
         v, db, int(cache_gib * 2**30), tt_entries, "dtm" if distance else "wdl"
     )
     if as_json:
-        facts = {"variant": v.name, **value_json(found.value)}
+        facts = {"variant": v.name, **found.value.as_dict()}
         click.echo(json.dumps({**facts, "nodes": found.nodes, "seconds": round(found.seconds, 3)}))
         return
     click.echo(describe(v, found.value))

@@ -106,6 +106,12 @@ def _codes_of(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
     return found
 
 
+def evaluation_json(value: Value, moves: list[MoveValue]) -> dict:
+    """A position's value and its moves' values (best first) as ``morris probe --json``
+    prints them and the web board's API serves them."""
+    return {**value.as_dict(), "moves": [{"move": mv.text, **mv.value.as_dict()} for mv in moves]}
+
+
 class Tablebase:
     """Read-only access to a variant's solved tables. Not thread-safe (it reuses move
     buffers between calls): open one per thread."""

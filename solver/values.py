@@ -98,6 +98,10 @@ class Value:
         """The value whose ``sort_key`` is ``score``."""
         return cls.from_code(code_of_score(score))
 
+    def as_dict(self) -> dict:
+        """The value as JSON output gives it: ``{"result": "win", "plies": 7}``."""
+        return {"result": self.result.value, "plies": self.plies}
+
     def __str__(self) -> str:
         if self.result is Result.DRAW:
             return "draw"
