@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "verify": ("cli.verify", "verify", "Re-derive every stored value independently."),
     "reproduce": ("cli.reproduce", "reproduce_command",
                   "Solve, verify and compare with published results."),
+    "serve": ("cli.serve", "serve", "An analysis board in the browser over the tables."),
 }
 
 

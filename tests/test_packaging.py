@@ -25,7 +25,7 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    for package in ("solver", "cli"):
+    for package in ("solver", "cli", "web"):
         shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -38,10 +38,12 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_holds_every_module_and_the_published_results(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for package in ("solver", "cli"):
+    for package in ("solver", "cli", "web"):
         for path in (ROOT / package).glob("*.py"):
             assert f"{package}/{path.name}" in names
     assert "solver/known_results.toml" in names
+    for path in (ROOT / "web" / "static").iterdir():
+        assert f"web/static/{path.name}" in names  # the page works from an installed copy
     assert not any(name.endswith(".h5") for name in names)
 
 

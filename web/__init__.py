@@ -1,0 +1,1 @@
+"""The analysis board in the browser: ``web.app.create_app`` and its static page."""
