@@ -148,7 +148,7 @@ def test_six_a_mill_removes_the_clicked_stone(server, browser, api):
     assert "win" in now["results"] or "draw" in now["results"] or "loss" in now["results"]
     target = os.environ.get("MORRIS_SCREENSHOT")
     if target:
-        browser.find_element(By.ID, "board-area").screenshot(target)
+        browser.save_screenshot(target)
 
 
 def test_the_engine_answers_for_its_side(server, browser, api):

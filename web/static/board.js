@@ -133,6 +133,14 @@ function drawBoard() {
     parent.appendChild(el);
     return el;
   };
+  // file letters below the board and rank numbers left of it, read off the point names
+  const files = new Map(), ranks = new Map();
+  points.forEach((name, i) => {
+    files.set(coords[i][0], name.match(/^[a-z]+/)[0]);
+    ranks.set(coords[i][1], name.match(/\d+$/)[0]);
+  });
+  for (const [x, letter] of files) add("text", { x, y: size + 0.62, class: "label" }).textContent = letter;
+  for (const [y, number] of ranks) add("text", { x: -0.62, y: size - y, class: "label" }).textContent = number;
   for (const [a, b] of edges) {
     const [x1, y1] = xy(a);
     const [x2, y2] = xy(b);
@@ -187,7 +195,8 @@ function render() {
   }
   const show = $("show-values").checked;
   const value = $("value");
-  value.textContent = show ? `${side}: ${valueText(data.value)}` : "";
+  const plies = data.value && data.value.plies !== null ? " plies" : "";
+  value.textContent = show ? `${side}: ${valueText(data.value)}${plies}` : "";
   value.className = show && data.value ? data.value.result : "";
   value.dataset.result = data.value ? data.value.result : "";
   value.dataset.plies = data.value && data.value.plies !== null ? data.value.plies : "";
