@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from solver.errors import MorrisError, PositionError
-from solver.position import Position
+from solver.position import Position, split_count
 from solver.sectors import Sector, parse_sector
 from solver.variants import Variant, get_variant
 
@@ -23,6 +23,15 @@ def load_position(variant_name: str, text: str) -> Position:
         return Position.parse(text, variant)
     except MorrisError as err:
         raise PositionError(f"bad position {text!r}: {err}") from None
+
+
+def load_counted_position(variant_name: str, text: str, draw_rules: bool) -> tuple[Position, int]:
+    """``load_position`` of text that may end in ``c:N`` (the count of the draw rule,
+    default 0), which only ``--draw-rules`` reads."""
+    bare, count = split_count(text)
+    if count is not None and not draw_rules:
+        raise PositionError(f"the count c:{count} is for the draw rule: add --draw-rules")
+    return load_position(variant_name, bare), count or 0
 
 
 def parse_sector_option(text: str | None) -> Sector | None:

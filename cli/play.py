@@ -12,7 +12,7 @@ import click
 
 from solver.engine import STRENGTHS, Engine
 from solver.errors import MorrisError
-from solver.game import Game
+from solver.game import QUIET_MOVING_PLIES_DRAW, Game
 from solver.position import Position
 from solver.probe import Tablebase
 from solver.rules import phase
@@ -139,7 +139,9 @@ class Session:
 @click.option(
     "--draw-rules",
     is_flag=True,
-    help="Third repetition and 100 moving plies without capture are draws.",
+    help="Third repetition and 100 moving plies without capture are draws; the engine "
+    "plays by the values under that rule when the table file holds them "
+    "(morris solve VARIANT --draw-rules).",
 )
 @click.option("--seed", type=int, default=None, help="Seed of the engine's random choices.")
 def play(
@@ -162,6 +164,9 @@ def play(
         tb = open_tablebase(v, db)
         tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
         engine = Engine(tb, strength, random.Random(seed))
+        if draw_rules and not engine.under_rules(game):
+            click.echo(f"note: {tb.path} holds no values under the {QUIET_MOVING_PLIES_DRAW}-ply "
+                       "rule, so the engine plays by the game's values")
         session = Session(game, {color == "white"}, engine, tb)
     click.echo(f"{v.name}: type a move, '?' to evaluate, 'help' or 'quit'.")
     try:

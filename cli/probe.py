@@ -8,14 +8,22 @@ from pathlib import Path
 
 import click
 
+from solver.drawrules import DEFAULT_LIMIT
 from solver.position import Position
-from solver.probe import DEFAULT_CACHE_BYTES, MoveValue, Tablebase, evaluation_json
+from solver.probe import (
+    DEFAULT_CACHE_BYTES,
+    MoveValue,
+    RuleMoveValue,
+    RuleValue,
+    Tablebase,
+    evaluation_json,
+)
 from solver.rules import terminal
 from solver.storage import default_table_path
-from solver.values import Value
+from solver.values import Result, Value
 from solver.variants import Variant
 
-from .common import load_position
+from .common import load_counted_position
 
 db_option = click.option(
     "--db",
@@ -54,20 +62,55 @@ def echo_evaluation(pos: Position, value: Value, moves: list[MoveValue]) -> None
             click.echo(f"  {mv.text:<{width}}  {mv.value}")
 
 
+draw_rules_option = click.option(
+    "--draw-rules", is_flag=True,
+    help="Also the values under the move-limit draw rule (docs/draw_rules.md); POSITION may "
+    "end in c:N, the moving plies since the last capture (default 0).",
+)
+move_limit_option = click.option(
+    "--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
+    help="With --draw-rules: moving plies without a capture that draw the game.",
+)
+
+
+def rule_json(value: RuleValue, moves: list[RuleMoveValue]) -> dict:
+    """``evaluation_json`` with the draw rule's fields beside the game's."""
+    rule_fields = {"rule_result": value.result.value, "rule_class": value.rule_class,
+                   "plies_to_capture": value.plies_to_capture, "count": value.count,
+                   "move_limit": value.limit}
+    listed = [{"move": mv.text, **mv.value.as_dict(), "rule_result": mv.result.value,
+               "plies_to_capture": mv.plies_to_capture} for mv in moves]
+    return {**value.value.as_dict(), **rule_fields, "moves": listed}
+
+
 @click.command()
 @click.argument("variant")
 @click.argument("position")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print value and moves as one JSON object.")
-def probe(variant: str, position: str, db: Path | None, as_json: bool) -> None:
+@draw_rules_option
+@move_limit_option
+def probe(variant: str, position: str, db: Path | None, as_json: bool, draw_rules: bool,
+          move_limit: int) -> None:
     """Print the value of POSITION of VARIANT for the side to move, with its distance in
     plies, and every legal move with the value it leads to (for the same side).
 
     POSITION is position text such as "W:a7,d7 B:a1,g1 w h:7,7" or a move list from the
     start such as "d6 d5 a1".
     """
-    pos = load_position(variant, position)
+    pos, count = load_counted_position(variant, position, draw_rules)
     tb = open_tablebase(pos.variant, db)
+    if draw_rules:
+        rule_value = tb.rule_probe(pos, count, move_limit)
+        rule_moves = tb.rule_moves(pos, count, move_limit)
+        if as_json:
+            click.echo(json.dumps(rule_json(rule_value, rule_moves)))
+            return
+        click.echo(pos.diagram())
+        click.echo()
+        click.echo(f"{pos.variant.name}: {pos} c:{count}")
+        echo_rule_evaluation(pos, rule_value, rule_moves)
+        return
     value = tb.probe(pos)
     moves = tb.moves(pos)
     if as_json:
@@ -79,16 +122,38 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool) -> None:
     echo_evaluation(pos, value, moves)
 
 
+def echo_rule_evaluation(pos: Position, value: RuleValue, moves: list[RuleMoveValue]) -> None:
+    """Print the value under the draw rule and the game's, then every move's."""
+    z = f", {value.plies_to_capture} plies to the deciding capture" if (
+        value.plies_to_capture is not None and value.result is not Result.DRAW) else ""
+    click.echo(
+        f"{pos.mover_name} to move at count {value.count} of {value.limit}: "
+        f"{value.result.value} under the rule{z} ({value.rule_class} at count 0); "
+        f"game value {value.value}"
+    )
+    if moves:
+        width = max(len(mv.text) for mv in moves)
+        click.echo(f"{len(moves)} moves, valued for {pos.mover_name}:")
+        for mv in moves:
+            z = f" in {mv.plies_to_capture}" if mv.plies_to_capture is not None else ""
+            click.echo(f"  {mv.text:<{width}}  {mv.result.value}{z} under the rule; "
+                       f"game {mv.value}")
+
+
 @click.command()
 @click.argument("variant")
 @click.argument("position")
 @db_option
-def bestmove(variant: str, position: str, db: Path | None) -> None:
+@draw_rules_option
+@move_limit_option
+def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
+             move_limit: int) -> None:
     """Print one perfect move in POSITION of VARIANT: the shortest win, else a draw, else
-    the longest loss (ties go to the first move in notation order)."""
-    pos = load_position(variant, position)
+    the longest loss (ties go to the first move in notation order). With --draw-rules,
+    the move that keeps the best result under the rule."""
+    pos, count = load_counted_position(variant, position, draw_rules)
     tb = open_tablebase(pos.variant, db)
-    move = tb.best_move(pos)
+    move = tb.rule_best_move(pos, count, move_limit) if draw_rules else tb.best_move(pos)
     if move is None:
         end = terminal(pos)
         outcome = f"{pos.mover_name} to move: {end.result.value}, {end.reason}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
 from solver.generate import solve
 from solver.storage import default_table_path
 
@@ -20,8 +21,18 @@ from .common import load_variant, parse_sector_option
     help="Moving phase only, placement only (needs the moving phase), or both.",
 )
 @click.option("--threads", type=int, help="Worker threads [all cores].")
+@click.option(
+    "--draw-rules", is_flag=True,
+    help="Add the values under the move-limit draw rule (docs/draw_rules.md) to the sectors "
+    "already solved in the file.",
+)
+@click.option(
+    "--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
+    help=f"With --draw-rules: moving plies without a capture that draw (1 to {MAX_LIMIT}).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def solve_command(variant, out, max_stones, sector, phase, threads, quiet):
+def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, move_limit,
+                  quiet):
     """Solve VARIANT's sectors into a table file, smallest first.
 
     Moving-phase twins {a-b, b-a} come in increasing a+b, then the placement sectors
@@ -33,12 +44,14 @@ def solve_command(variant, out, max_stones, sector, phase, threads, quiet):
       morris solve three                       the whole game, seconds
       morris solve nine --max-stones 5         moving sectors 3-3 .. 5-5
       morris solve nine --sector 6-5           the 6-5/5-6 twin and what it needs
+      morris solve six --draw-rules            then the values under the 100-ply rule
     """
     v = load_variant(variant)
     path = out or default_table_path(v)
     report = solve(
         v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
-        threads=threads, show_progress=not quiet, log=click.echo,
+        threads=threads, draw_rules=move_limit if draw_rules else None,
+        show_progress=not quiet, log=click.echo,
     )
     if report.solved:
         positions = sum(g.positions for g in report.solved)

@@ -18,6 +18,8 @@ import numpy as np
 from numba.typed import List
 from tqdm import tqdm
 
+from .drawrules import check_limit, exit_view, to_bytes
+from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
 from .indexing import index_tables, sector_slots
 from .movegen import rule_tables
@@ -29,6 +31,7 @@ from .retrograde import (
     TERMINAL,
     block_events,
     codes_present,
+    frontier_of,
     init_pass,
     level_pass,
     max_code,
@@ -45,7 +48,7 @@ from .sectors import (
     solve_plan,
     successor_sector,
 )
-from .storage import TableFile, default_table_path
+from .storage import SECTORS, TableFile, default_table_path, rule_layer
 from .values import MAX_PLIES
 from .variants import Variant, get_variant
 
@@ -110,8 +113,12 @@ def solve_group(
     exits: dict[Sector, np.ndarray],
     progress: Callable[[int], None] | None = None,
     level_callback: Callable[[int], None] | None = None,
+    rule_limit: int | None = None,
 ) -> GroupSolution:
-    """Solve one group given the codes of the sectors its exits reach."""
+    """Solve one group given the codes of the sectors its exits reach. With
+    ``rule_limit`` L it solves the draw-rule game instead (``drawrules``): ``exits`` are
+    then the exit sectors' rule views, the codes are ``2 Z + loss`` and the levels stop
+    at Z = L; the kernels are the same."""
     R = rule_tables(variant)
     T = index_tables(variant.board, variant.stones)
     order = list(group) + [s for s in exits if s not in group]
@@ -150,25 +157,36 @@ def solve_group(
         raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
     init_seconds = time.perf_counter() - started
     levels = 0
+    # the draw-rule game: wins and losses at every distance, so a loss level reads the
+    # wins two codes below (``frontier_of``), and nothing beyond Z = L is kept
+    win_delay = 0 if rule_limit is None else 2
+    last = MAX_PLIES + 1 if rule_limit is None else 2 * rule_limit + 1
     if any(is_moving(s) for s in group):
         events, marks = List(), List()
         for k in range(len(group)):
-            events.append(block_events(vals[k], trig[k]))
-            for _ in range(2):  # append: extend() takes a reflected list, which Numba deprecates
+            events.append(block_events(vals[k], trig[k], win_delay))
+            for _ in range(4):  # append: extend() takes a reflected list, which Numba deprecates
                 marks.append(np.zeros(len(events[k]), np.uint16))
         c = 2
+        before = 1  # slots written by the level before
         while True:
+            fresh = frontier_of(c, win_delay)
             written = sum(
                 level_pass(
-                    R, T, SI, vals, trig, counts, events, marks, k, c, trigger_levels[k][c], _CHUNK
+                    R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay,
+                    trigger_levels[k][c], _CHUNK,
                 )
                 for k in range(len(group))
             )
             levels += 1
             if level_callback:
                 level_callback(c)
-            if written == 0 and c > highest:
+            # done once no level is left with a frontier: the game's next level reads
+            # this one; the rule game's next two read this one and the one before
+            idle = written == 0 and (win_delay == 0 or (before == 0 and c % 2 == 1))
+            if (idle and c > highest) or c == last:
                 break
+            before = written
             c += 1
             if c > MAX_PLIES + 1:
                 raise MorrisError("a distance exceeds the 16-bit value code")
@@ -201,12 +219,20 @@ def solve(
     max_stones: int | None = None,
     sector: Sector | None = None,
     threads: int | None = None,
+    draw_rules: int | None = None,
     show_progress: bool = True,
     log: Callable[[str], None] = print,
 ) -> SolveReport:
-    """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming."""
+    """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming.
+    With ``draw_rules`` L, add the values under the draw rule of an L-ply move limit
+    (``drawrules``) for every sector of the selection already solved in the file."""
     variant = get_variant(variant)
     path = Path(path) if path is not None else default_table_path(variant)
+    if draw_rules is not None:
+        try:
+            check_limit(draw_rules)
+        except ValueError as e:
+            raise MorrisError(str(e)) from None
     if phase not in ("moving", "placement", "all"):
         raise MorrisError(f"unknown phase {phase!r} (moving, placement or all)")
     if threads is not None:
@@ -225,8 +251,11 @@ def solve(
                 f"the placement phase needs the moving-phase tables; run "
                 f"'morris solve {variant.name} --phase moving' first"
             )
+    layer = SECTORS if draw_rules is None else rule_layer(draw_rules)
+    if draw_rules is not None:
+        plan = _solved_part(variant, path, plan, log)
     table = TableFile.create_or_open(path, variant)
-    done = set(table.sectors())
+    done = table.sector_set(layer)
     report = SolveReport(path)
     todo = [g for g in plan if not all(s in done for s in g)]
     report.skipped = len(plan) - len(todo)
@@ -234,7 +263,9 @@ def solve(
         log(f"nothing to do: all {len(plan)} groups of this selection are already in {path}")
         return report
     T = index_tables(variant.board, variant.stones)
-    cache = SectorCache(table, budget=0)  # only what the current group needs
+    # only what the current group needs; in the rule game, as the exits' results
+    prepare = None if draw_rules is None else exit_view
+    cache = SectorCache(table, budget=0, prepare=prepare, layer=layer)
     group_slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
     # the whole run's bar: its rate is the average over the groups finished so far
     # (smoothing=0), so its estimate of the time left is for the whole solve
@@ -245,12 +276,32 @@ def solve(
     )
     with overall:
         for group, slots in zip(todo, group_slots, strict=True):
-            done = _solve_and_commit(variant, table, group, slots, cache, show_progress)
+            done = _solve_and_commit(
+                variant, table, group, slots, cache, show_progress, draw_rules
+            )
             report.solved.append(done)
             overall.update(slots)
             if show_progress:
                 overall.write(_summary(done))
     return report
+
+
+def _solved_part(
+    variant: Variant, path: Path, plan: list[tuple[Sector, ...]], log: Callable[[str], None]
+) -> list[tuple[Sector, ...]]:
+    """The groups of ``plan`` whose game values are in the file (the draw-rule values
+    are computed from them): every moving group must be, placement groups may not be."""
+    have = TableFile.open(path).sector_set() if path.exists() else set()
+    missing = [g for g in plan if not all(s in have for s in g)]
+    if any(is_moving(g[0]) for g in missing):
+        raise MorrisError(
+            f"the draw-rule values need the game's moving-phase tables first: run "
+            f"'morris solve {variant.name} --phase moving'"
+        )
+    if missing:
+        log(f"{len(missing)} placement groups are not solved yet; their draw-rule values "
+            "follow once they are")
+    return [g for g in plan if g not in missing]
 
 
 def _summary(g: GroupReport) -> str:
@@ -268,9 +319,11 @@ def _solve_and_commit(
     slots: int,
     cache: SectorCache,
     show_progress: bool,
+    draw_rules: int | None = None,
 ) -> GroupReport:
     """Solve one group from the sectors it needs (``cache`` keeps those later groups
-    still need) and write its sectors to the file."""
+    still need) and write its sectors to the file: the game's values, or with
+    ``draw_rules`` the values under that move limit."""
     exits = cache.load(dependencies(variant, group))
     name = "+".join(sector_name(s) for s in group)
     reset_peak_rss()  # the group's peak includes the exit sectors just loaded
@@ -282,13 +335,21 @@ def _solve_and_commit(
         solution = solve_group(
             variant, group, exits, progress=bar.update,
             level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
+            rule_limit=draw_rules,
         )
     seconds = time.perf_counter() - start
-    stats = {s: statistics(solution.codes[s]) for s in group}
+    if draw_rules is None:
+        codes = solution.codes
+        stats = {s: statistics(codes[s]) for s in group}
+        layer = SECTORS
+    else:
+        codes = {s: to_bytes(solution.codes[s]) for s in group}
+        stats = {s: rule_statistics(table.read_sector(s), codes[s]) for s in group}
+        layer = rule_layer(draw_rules)
     positions = sum(st["positions"] for st in stats.values())
     peak = peak_rss_bytes()
     for s in group:
         table.write_sector(
-            s, solution.codes[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}
+            s, codes[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}, layer
         )
     return GroupReport(group, positions, slots, seconds, solution.levels, peak)

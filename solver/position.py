@@ -19,6 +19,18 @@ from .errors import IllegalMoveError, PositionError
 from .variants import Variant, get_variant
 
 _HAND = re.compile(r"h:(-?\d+),(-?\d+)")
+_COUNT = re.compile(r"(?:^|\s)c:(\S*)")
+
+
+def split_count(text: str) -> tuple[str, int | None]:
+    """Position text without its ``c:N`` (the moving plies since the last capture, for
+    the draw rule: ``W:a1 B:b2,c3,d4 b c:37``), and N, or None if there is none."""
+    found = _COUNT.search(text)
+    if found is None:
+        return text, None
+    if not found.group(1).isdigit():
+        raise PositionError(f"the count c:{found.group(1)} is not a number of plies")
+    return (text[: found.start()] + " " + text[found.end() :]).strip(), int(found.group(1))
 
 
 @dataclass(frozen=True)

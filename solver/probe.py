@@ -1,12 +1,9 @@
 """Perfect play from the tables: the value of a position and of every legal move.
 
-``Tablebase.open(path)`` reads only the file's attributes. A sector is first read chunk
-by chunk: a probe decompresses only the HDF5 chunks that hold the position or its
-successors, so one question about a sector of 600 million positions reads a few MB. A
-sector that is used more (``whole_sector_after`` chunk reads, or a small one at once) is
-loaded whole; whole sectors and chunks share one least-recently-used cache bounded in
-bytes (per-element HDF5 reads cost ~10 µs uncompressed and 100+ µs from a cold
-compressed chunk, far too slow for search).
+``Tablebase.open(path)`` reads only the file's attributes. Codes are read through a
+``layer_reader.LayerReader``: chunk by chunk (a probe decompresses only the HDF5 chunks
+that hold the position or its successors), and whole once a sector is used more, all
+within a cache bounded in bytes.
 
 The first few queries of a ``Tablebase`` are answered in plain Python (the rules'
 move generator and ``index_format``'s index): a command-line probe is over before
@@ -28,12 +25,14 @@ from types import ModuleType
 
 import numpy as np
 
-from .index_format import IndexTables, canonical_index, index_tables, sector_slots
+from .drawrules import DEFAULT_LIMIT, RULE_PAD, plies_to_capture, result_at, rule_class
+from .errors import MorrisError
+from .index_format import IndexTables, canonical_index, index_tables
+from .layer_reader import LayerReader
 from .position import Position
 from .rules import Move, successors, terminal
-from .sector_cache import SectorCache
 from .sectors import Sector, is_moving, reachable_sectors, sector_name
-from .storage import TableError, TableFile, default_table_path
+from .storage import SECTORS, TableError, TableFile, default_table_path, rule_layer
 from .values import PAD, Result, Value, move_score
 from .variants import VARIANTS, Variant
 
@@ -97,13 +96,29 @@ def _scores_of(codes: np.ndarray) -> np.ndarray:
     return np.array([move_score(c) for c in codes.tolist()], np.int64)
 
 
-def _codes_of(codes: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """``probe_kernels.code_at`` over many slots from Python: full int64 codes, padding
-    as ``PAD``."""
-    found = codes[indices].astype(np.int64)
-    if codes.dtype == np.uint8:
-        found[found == _BYTE_PAD] = PAD
-    return found
+@dataclass(frozen=True)
+class RuleValue:
+    """A position's value under the draw rule of a move limit (``drawrules``) at a count
+    of moving plies without a capture, beside the game's own value."""
+
+    value: Value  # the game's value (the distance to the end, without the rule)
+    result: Result  # under the rule, at ``count``
+    rule_class: str  # at count 0: one of ``drawrules.CLASSES``
+    plies_to_capture: int | None  # Z: plies to the capture that decides it, or None
+    count: int
+    limit: int
+
+
+@dataclass(frozen=True)
+class RuleMoveValue:
+    """A legal move with what it leads to, for the side that plays it: the game's value
+    and the result under the rule at the count after it."""
+
+    move: Move
+    text: str
+    value: Value
+    result: Result
+    plies_to_capture: int | None  # the mover's Z through this move (None for a draw)
 
 
 def evaluation_json(value: Value, moves: list[MoveValue]) -> dict:
@@ -124,9 +139,8 @@ class Tablebase:
     ):
         self._table = table
         self.whole_sector_after = whole_sector_after
-        self._cache = SectorCache(table, cache_bytes, prepare=self._checked)
-        self._chunk_slots: dict[Sector, int] = {}  # per sector read chunk-wise
-        self._chunk_reads: dict[Sector, int] = {}
+        self._cache_bytes = cache_bytes
+        self._rule_readers: dict[int, LayerReader] = {}  # by move limit
         self._queries = 0
         self._loaded_kernels: ModuleType | None = None
         v = table.variant
@@ -158,13 +172,21 @@ class Tablebase:
 
     @property
     def cache_bytes(self) -> int:
-        """The bound on the bytes of sectors and chunks held (``open``)."""
-        return self._cache.budget
+        """The bound on the bytes of sectors and chunks held (``open``), per layer."""
+        return self._cache_bytes
 
     @property
     def cached_bytes(self) -> int:
-        """Bytes held by the sectors and chunks now in the cache."""
-        return self._cache.nbytes
+        """Bytes held by the sectors and chunks now in the cache of the game's values."""
+        return self._game.cache.nbytes
+
+    @cached_property
+    def _game(self) -> LayerReader:
+        """The game's values (``storage.SECTORS``), kept as bytes where they fit."""
+        return LayerReader(
+            self._table, SECTORS, self._T, self._cache_bytes, self.whole_sector_after,
+            np.uint16, _BYTE_PAD, self._missing, prepare=compact_codes,
+        )
 
     def probe(self, position: Position) -> Value:
         """The value of ``position`` for the side to move. Raises ``TableError`` for a
@@ -243,6 +265,121 @@ class Tablebase:
             ]
             tied = [tied[texts.index(min(texts))]]
         return _move_from_masks(mover, other, int(succ_mover[tied[0]]), int(succ_other[tied[0]]))
+
+    # -- under the draw rule of a move limit (``drawrules``) ---------------------------
+
+    def rule_limits(self) -> list[int]:
+        """The move limits whose draw-rule values the file holds."""
+        return sorted(int(layer.rsplit("L", 1)[1]) for layer in self._table.layers()
+                      if layer != SECTORS)
+
+    def rule_probe(self, position: Position, count: int = 0,
+                   limit: int = DEFAULT_LIMIT) -> RuleValue:
+        """The value of ``position`` under the draw rule of ``limit`` moving plies without
+        a capture, ``count`` of them played already (always 0 while placing). Raises
+        ``MissingSectorError`` when the file lacks the draw-rule values of its sector."""
+        self._check_variant(position)
+        placing = self._check_count(position, count, limit)
+        value = self.probe(position)
+        end = terminal(position)
+        if end is not None:  # over: what the rules say, whatever the count
+            over = end.result is not Result.DRAW
+            return RuleValue(value, end.result, end.result.value if over else "draw",
+                             0 if over else None, count, limit)
+        code = self._rule_code(position, limit)
+        return RuleValue(
+            value, Result(result_at(code, count, limit, placing)),
+            rule_class(value.to_code(), code), plies_to_capture(code, placing), count, limit,
+        )
+
+    def rule_moves(self, position: Position, count: int = 0,
+                   limit: int = DEFAULT_LIMIT) -> list[RuleMoveValue]:
+        """Every legal move with the result under the rule it leads to, best first for
+        the side to move: the rule wins soonest converted, the draws (the better game
+        value first, so a cursed win still presses and a blessed loss still resists),
+        the rule losses latest converted; ties in notation order."""
+        self._check_variant(position)
+        placing = self._check_count(position, count, limit)
+        if terminal(position) is not None:
+            return []
+        values = {mv.text: mv.value for mv in self.moves(position)}
+        ranked = []
+        for move, after in successors(position):
+            text = move.text(position.board)
+            resets = placing or bool(move.removed)  # the count after it is 0
+            after_count = 0 if resets else count + 1
+            end = terminal(after)
+            if end is not None:  # ending the game comes before the limit
+                result = end.result.flipped()
+                z = None if result is Result.DRAW else 1
+            elif after_count >= limit:
+                result, z = Result.DRAW, None  # this ply reaches the limit: drawn
+            else:
+                code = self._rule_code(after, limit)
+                after_placing = after.mover_hand > 0 or after.other_hand > 0
+                result = Result(result_at(code, after_count, limit, after_placing)).flipped()
+                if result is Result.DRAW:
+                    z = None
+                elif resets or after_placing:
+                    z = 1  # the capture itself decides it
+                else:
+                    z = 1 + plies_to_capture(code, False)
+            if placing:
+                z = None  # no count runs while placing
+            value = values[text]
+            if result is Result.WIN:
+                rank = (0, z or 0)
+            elif result is Result.DRAW:
+                rank = (1, value.sort_key())
+            else:
+                rank = (2, -(z or 0))
+            ranked.append((rank, text, RuleMoveValue(move, text, value, result, z)))
+        ranked.sort(key=lambda item: item[:2])
+        return [item[2] for item in ranked]
+
+    def rule_best_move(self, position: Position, count: int = 0,
+                       limit: int = DEFAULT_LIMIT) -> Move | None:
+        """A perfect move under the rule (the first of ``rule_moves``), or None when the
+        game is over."""
+        moves = self.rule_moves(position, count, limit)
+        return moves[0].move if moves else None
+
+    def _check_count(self, position: Position, count: int, limit: int) -> bool:
+        """Whether ``position`` is in the placement phase; a count that cannot occur is
+        a ``MorrisError``."""
+        placing = position.mover_hand > 0 or position.other_hand > 0
+        if placing and count:
+            raise MorrisError("the count of moving plies is 0 while stones are placed")
+        if not 0 <= count <= limit:
+            raise MorrisError(f"the count must be between 0 and the limit {limit}, not {count}")
+        return placing
+
+    def _rule_code(self, position: Position, limit: int) -> int:
+        """The draw-rule code of ``position`` (``drawrules``) at move limit ``limit``."""
+        reader = self._rule_readers.get(limit)
+        if reader is None:
+            if limit not in self.rule_limits():
+                out = "" if self.path.resolve() == default_table_path(
+                    self._variant).resolve() else f" --out {self.path}"
+                raise MissingSectorError(
+                    f"{self.path} holds no draw-rule values for the limit {limit}; run "
+                    f"'morris solve {self._variant.name} --draw-rules {limit}{out}'",
+                    None,
+                )
+            reader = LayerReader(
+                self._table, rule_layer(limit), self._T, self._cache_bytes,
+                self.whole_sector_after, np.uint8, RULE_PAD,
+                lambda sector: self._missing(sector, limit),
+            )
+            self._rule_readers[limit] = reader
+        mover, other = position.mover, position.other
+        W, B = mover.bit_count(), other.bit_count()
+        sector = (W, B, position.mover_hand, position.other_hand)
+        index = canonical_index(self._T, W, B, mover, other)
+        code = int(reader.at(sector, np.array([index]))[0])
+        if code == PAD:
+            raise self.damaged(sector)
+        return code
 
     # -- internals ------------------------------------------------------------------
 
@@ -337,74 +474,14 @@ class Tablebase:
 
     def _cached(self, sector: Sector) -> np.ndarray:
         """The sector's codes if held whole (now most recently used), else an empty array."""
-        codes = self._cache.get(sector)
+        codes = self._game.held(sector)
         return _NO_CODES if codes is None else codes
 
     def _codes(self, sector: Sector) -> np.ndarray:
-        """The sector's codes, held or loaded whole (the least recently used chunks and
-        sectors make room within ``cache_bytes``)."""
-        codes = self._cache.get(sector)
-        if codes is None:
-            if not self._table.has_sector(sector):
-                raise self._missing(sector)
-            codes = self._cache.sector(sector)
-        return codes
-
-    def _checked(self, sector: Sector, codes: np.ndarray) -> np.ndarray:
-        """A sector read whole, checked against its index and ``compact_codes``ed."""
-        slots = sector_slots(self._T, sector[0], sector[1])
-        if codes.dtype != np.uint16 or codes.shape != (slots,):
-            raise TableError(
-                f"sector {sector_name(sector)} of {self.path} holds {codes.shape} {codes.dtype} "
-                f"codes, not the {slots} uint16 codes of its index"
-            )
-        return compact_codes(codes)
+        return self._game.whole(sector)
 
     def _codes_at(self, sector: Sector, indices: np.ndarray) -> np.ndarray:
-        """The codes of slots ``indices`` of a sector (int64, padding as ``PAD``): from
-        the sector if it is loaded whole or should now be (small, or read often enough:
-        see ``open``), else from its HDF5 chunks, read as needed and kept in the cache."""
-        codes = self._cache.get(sector)
-        if codes is None and self._load_whole(sector):
-            codes = self._codes(sector)
-        if codes is not None:
-            return _codes_of(codes, indices)
-        step = self._chunk_slots[sector]
-        chunks = indices // step
-        parts = {}  # this call's chunks, even if a small cache evicts some of them
-        for c in np.unique(chunks).tolist():
-            part = self._cache.get((sector, c))
-            if part is not None:
-                parts[c] = part
-        wanted = [c for c in np.unique(chunks).tolist() if c not in parts]
-        if wanted:
-            slots = sector_slots(self._T, sector[0], sector[1])
-            for c, part in self._table.read_chunks(sector, wanted, slots).items():
-                parts[c] = self._cache.put((sector, c), part)
-            self._chunk_reads[sector] = self._chunk_reads.get(sector, 0) + len(wanted)
-        found = np.empty(len(indices), np.int64)
-        for c, part in parts.items():
-            chosen = chunks == c
-            found[chosen] = part[indices[chosen] - c * step]
-        return found
-
-    def _load_whole(self, sector: Sector) -> bool:
-        """Whether a sector not yet loaded whole should be now: when it has at most four
-        chunks (they cost no more than the chunks a probe reads), or when
-        ``whole_sector_after`` of its chunks have been read and it fits the cache."""
-        step = self._chunk_slots.get(sector)
-        if step is None:
-            step = self._table.chunk_slots(sector)
-            if step is None:
-                raise self._missing(sector)
-            self._chunk_slots[sector] = step
-        slots = sector_slots(self._T, sector[0], sector[1])
-        if slots <= 4 * step or self.whole_sector_after <= 0:
-            return True
-        return (
-            self._chunk_reads.get(sector, 0) >= self.whole_sector_after
-            and slots <= self.cache_bytes  # as bytes (``compact_codes``), it fits
-        )
+        return self._game.at(sector, indices)
 
     def sector_codes(self, sector: Sector) -> np.ndarray:
         """The codes of a sector as the kernels read them (``code_at``): bytes when they
@@ -412,7 +489,9 @@ class Tablebase:
         ``MissingSectorError`` or ``TableError`` like ``probe``."""
         return self._codes(sector)
 
-    def _missing(self, sector: Sector) -> MissingSectorError:
+    def _missing(self, sector: Sector, limit: int | None = None) -> MissingSectorError:
+        """The error for a sector the file lacks: of the game's values, or with
+        ``limit`` of the draw-rule values at that move limit."""
         name = self._variant.name
         if sector not in reachable_sectors(self._variant):
             return MissingSectorError(
@@ -420,7 +499,9 @@ class Tablebase:
                 "cannot happen with the stones placed), so no table holds it",
                 sector,
             )
-        if is_moving(sector):
+        if limit is not None:
+            command = f"morris solve {name} --draw-rules {limit}"
+        elif is_moving(sector):
             command = f"morris solve {name} --sector {sector[0]}-{sector[1]}"
         else:
             present = set(self._table.sectors())

@@ -38,6 +38,20 @@ from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmove
 PAD = 0xFFFF
 NO_EVENT = 0xFFFF  # a chunk with nothing left to do at any level (codes stop at 0xFFFE)
 
+NO_FRONTIER = 0xFFFE  # a level's frontier code when it has none (no slot holds it)
+
+
+def frontier_of(c: int, win_delay: int) -> int:
+    """The code whose slots level ``c`` expands. In the game of the tables (``win_delay``
+    0) a win at c comes from a loss at c - 1 and a loss at c from wins at c - 1. In the
+    draw-rule game (``win_delay`` 2, codes ``2 Z + loss``: see ``rules``) both a win and
+    a loss are one ply longer than their successors, so the win level 2 Z reads the
+    losses 2 Z - 1 and the loss level 2 Z + 1 reads the wins 2 Z - 2 (none below 2)."""
+    if win_delay == 0 or c % 2 == 0:
+        return c - 1
+    return c - 3 if c >= 5 else NO_FRONTIER
+
+
 # columns of the sector-info table SI[k]
 W_, B_, WF_, BF_, TARGET0, IN_GROUP, PARTNER = 0, 1, 2, 3, 4, 7, 8
 SI_COLUMNS = 9
@@ -193,34 +207,43 @@ def any_equal(a, lo, hi, x):
 
 
 @njit(cache=True, inline="always")
-def next_event(v, tr, lo, hi, after):
+def next_event(v, tr, lo, hi, after, win_delay):
     """The first level after ``after`` at which slots [lo, hi) need a visit, from their
-    codes alone: a decided slot is frontier at its code + 1, an undecided one with a
-    trigger at the trigger's code. ``NO_EVENT`` if none. Slots decided by the level
-    passes are covered by the marks too; counting them here as well costs nothing."""
+    codes alone: a decided slot is frontier at its code + 1 (a win at its code + 1 +
+    ``win_delay``: see ``frontier_of``), an undecided one with a trigger at the trigger's
+    code. ``NO_EVENT`` if none. Slots decided by the level passes are covered by the
+    marks too; counting them here as well costs nothing."""
     first = NO_EVENT
     for i in range(lo, hi):
         x = np.int64(v[i])
-        at = x + 1 if x != 0 and x != PAD else np.int64(tr[i]) if x == 0 else 0
+        if x != 0 and x != PAD:
+            at = x + 1 + (win_delay if x % 2 == 0 else 0)
+        else:
+            at = np.int64(tr[i]) if x == 0 else 0
         if at > after and at < first:
             first = at
     return first
 
 
 @njit(parallel=True, cache=True)
-def block_events(v, tr):
+def block_events(v, tr, win_delay):
     """``next_event`` after level 1 of every block of a sector, once its init pass is done."""
     nblocks = (v.shape[0] + MARK_BLOCK - 1) // MARK_BLOCK
     events = np.empty(nblocks, np.uint16)
     for b in prange(nblocks):
-        events[b] = next_event(v, tr, b * MARK_BLOCK, min((b + 1) * MARK_BLOCK, v.shape[0]), 1)
+        events[b] = next_event(
+            v, tr, b * MARK_BLOCK, min((b + 1) * MARK_BLOCK, v.shape[0]), 1, win_delay
+        )
     return events
 
 
 @njit(parallel=True, cache=True)
-def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chunk):
+def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay, triggered,
+               chunk):
     """One level for group sector k: its triggered slots at code c, and the predecessors
-    (in k's partner sector) of its slots holding c - 1. Returns the slots written.
+    (in k's partner sector) of its slots holding ``fresh`` (the frontier: c - 1, except
+    for the loss levels of the draw-rule game: see ``frontier_of``). Returns the slots
+    written.
 
     At a loss level each frontier win takes one off the count of every distinct
     predecessor (atomically); the predecessor whose count reaches zero is lost, at this
@@ -233,13 +256,13 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chu
     tp = trig[p]
     cp = counts[p]
     ev = events[k]
-    # marks[2 k + parity]: per block of sector k, the last level of that parity that
-    # wrote a code into it. This level reads the other parity's marks (the frontier
-    # written at c - 1) and writes its own, so no mark changes while it is being read.
-    seen = marks[2 * k + (c - 1) % 2]
-    mark_own = marks[2 * k + c % 2]
-    mark_pred = marks[2 * p + c % 2]
-    fresh = np.uint16(c - 1)
+    # marks[4 k + code % 4]: per block of sector k, the last level with that code modulo
+    # 4 that wrote a code into it. This level reads the frontier's marks and writes its
+    # own: the frontier is at most 3 codes below, so no mark changes while it is read.
+    seen = marks[4 * k + fresh % 4]
+    mark_own = marks[4 * k + c % 4]
+    mark_pred = marks[4 * p + c % 4]
+    fresh = np.uint16(fresh)
     level = np.uint16(c)
     W, B = SI[k, W_], SI[k, B_]
     per_class = T.binom[T.n - W, B]
@@ -302,7 +325,7 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, triggered, chu
                             mark_pred[idx // MARK_BLOCK] = level
                             count += 1
             if static:
-                ev[b] = next_event(v, tr, b * MARK_BLOCK, block_end, c)
+                ev[b] = next_event(v, tr, b * MARK_BLOCK, block_end, c, win_delay)
         written[ci] = count
     return written.sum()
 

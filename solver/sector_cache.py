@@ -16,23 +16,25 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from .sectors import Sector
-from .storage import TableFile
+from .storage import SECTORS, TableFile
 
 Chunk = tuple[Sector, int]  # a sector and the number of one of its HDF5 chunks
 
 
 class SectorCache:
-    """Sectors (keyed by ``Sector``) and chunks (keyed by ``Chunk``) of one table file.
-    ``prepare`` turns a sector read whole into the array kept (a check, a narrower
-    type)."""
+    """Sectors (keyed by ``Sector``) and chunks (keyed by ``Chunk``) of one layer of a
+    table file. ``prepare`` turns a sector read whole into the array kept (a check, a
+    narrower type, a view)."""
 
     def __init__(
         self,
         table: TableFile,
         budget: int,
         prepare: Callable[[Sector, np.ndarray], np.ndarray] | None = None,
+        layer: str = SECTORS,
     ):
         self.table = table
+        self.layer = layer
         self.budget = budget
         self.nbytes = 0
         self._prepare = prepare
@@ -68,7 +70,7 @@ class SectorCache:
         chunks held of it are dropped, since the whole sector answers for them."""
         codes = self.get(sector)
         if codes is None:
-            codes = self.table.read_sector(sector)
+            codes = self.table.read_sector(sector, self.layer)
             if self._prepare is not None:
                 codes = self._prepare(sector, codes)
             for key in [k for k in self._arrays if len(k) == 2 and k[0] == sector]:

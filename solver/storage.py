@@ -35,6 +35,17 @@ _CHUNK = 1 << 20
 # step: 8-8 written in 14.7 s); waiting far longer costs nothing, failing would cost a
 # solve its current sector.
 LOCK_WAIT_SECONDS = 300.0
+SECTORS = "sectors"  # the layer of the game's own values (uint16 codes, ``values``)
+
+
+def rule_layer(limit: int) -> str:
+    """The layer of the draw-rule values at move limit ``limit`` (uint8 codes,
+    ``drawrules``); layers are HDF5 groups, this one under ``draw_rules/``."""
+    return f"draw_rules/L{limit}"
+
+
+def _layer_dtype(layer: str) -> type:
+    return np.uint16 if layer == SECTORS else np.uint8
 
 
 def default_table_path(variant: Variant | str) -> Path:
@@ -118,9 +129,11 @@ class TableFile:
                     f"{path} holds tables of variant {table.variant.name!r}, not {variant.name!r}"
                 )
             with _h5(path, "a") as f:
-                for name in list(f["sectors"]):
-                    if name.startswith(_TMP_PREFIX):
-                        del f["sectors"][name]
+                layers = [f[SECTORS], *f.get("draw_rules", {}).values()]
+                for group in layers:
+                    for name in list(group):
+                        if name.startswith(_TMP_PREFIX):
+                            del group[name]
             return table
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".creating")
@@ -136,48 +149,57 @@ class TableFile:
         os.replace(tmp, path)
         return cls.open(path)
 
-    def sectors(self) -> dict[Sector, dict]:
-        """Every complete sector with its stored statistics."""
+    def sectors(self, layer: str = SECTORS) -> dict[Sector, dict]:
+        """Every complete sector of a layer with its stored statistics."""
         with _h5(self.path, "r") as f:
             return {
                 parse_sector_key(name): {k: _plain(v) for k, v in ds.attrs.items()}
-                for name, ds in f["sectors"].items()
+                for name, ds in f.get(layer, {}).items()
                 if not name.startswith(_TMP_PREFIX)
             }
 
-    def sector_set(self) -> set[Sector]:
+    def sector_set(self, layer: str = SECTORS) -> set[Sector]:
         """The complete sectors, without reading their statistics (``sectors`` reads
         every attribute: a second for Nine Men's Morris' 318 sectors)."""
         with _h5(self.path, "r") as f:
-            return {parse_sector_key(n) for n in f["sectors"] if not n.startswith(_TMP_PREFIX)}
+            names = f.get(layer, {})
+            return {parse_sector_key(n) for n in names if not n.startswith(_TMP_PREFIX)}
 
-    def has_sector(self, sector: Sector) -> bool:
+    def layers(self) -> list[str]:
+        """The layers the file holds: ``SECTORS``, then the draw-rule layers."""
         with _h5(self.path, "r") as f:
-            return sector_key(sector) in f["sectors"]
+            return [SECTORS, *(f"draw_rules/{n}" for n in f.get("draw_rules", {}))]
 
-    def read_sector(self, sector: Sector) -> np.ndarray:
+    def has_sector(self, sector: Sector, layer: str = SECTORS) -> bool:
+        with _h5(self.path, "r") as f:
+            return layer in f and sector_key(sector) in f[layer]
+
+    def read_sector(self, sector: Sector, layer: str = SECTORS) -> np.ndarray:
         """The sector's codes, checksum-verified; raises TableError if absent or damaged."""
         key = sector_key(sector)
         try:
             with _h5(self.path, "r") as f:
-                if key not in f["sectors"]:
-                    raise TableError(f"{self.path} has no sector {sector_name(sector)}")
-                return f["sectors"][key][...]
+                if layer not in f or key not in f[layer]:
+                    raise TableError(f"{self.path} has no sector {sector_name(sector)}"
+                                     + ("" if layer == SECTORS else f" in {layer}"))
+                return f[layer][key][...]
         except OSError as e:
             raise TableError(
                 f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
             ) from None
 
-    def chunk_slots(self, sector: Sector) -> int | None:
+    def chunk_slots(self, sector: Sector, layer: str = SECTORS) -> int | None:
         """Slots per HDF5 chunk of a stored sector (the unit ``read_chunks`` reads), or
         None if the file has no such sector."""
         with _h5(self.path, "r") as f:
-            ds = f["sectors"].get(sector_key(sector))
+            ds = f[layer].get(sector_key(sector)) if layer in f else None
             if ds is None:
                 return None
             return ds.chunks[0] if ds.chunks else max(1, ds.shape[0])
 
-    def read_chunks(self, sector: Sector, chunks: list[int], slots: int) -> dict[int, np.ndarray]:
+    def read_chunks(
+        self, sector: Sector, chunks: list[int], slots: int, layer: str = SECTORS
+    ) -> dict[int, np.ndarray]:
         """The codes of HDF5 chunks of a sector (``chunk_slots`` each), checksum-verified,
         without reading the rest of it. A chunk is the least HDF5 can decompress, so a
         point probe into a sector of 600 million slots reads a few MB, not the whole
@@ -186,14 +208,15 @@ class TableFile:
         key = sector_key(sector)
         try:
             with _h5(self.path, "r") as f:
-                if key not in f["sectors"]:
+                if layer not in f or key not in f[layer]:
                     raise TableError(f"{self.path} has no sector {sector_name(sector)}")
-                ds = f["sectors"][key]
-                if ds.dtype != np.uint16 or ds.shape != (slots,):
+                ds = f[layer][key]
+                dtype = np.dtype(_layer_dtype(layer))
+                if ds.dtype != dtype or ds.shape != (slots,):
                     raise TableError(
                         f"sector {sector_name(sector)} of {self.path} holds {ds.shape} "
                         f"{ds.dtype} codes, "
-                        f"not the {slots} uint16 codes of its index"
+                        f"not the {slots} {dtype} codes of its index"
                     )
                 step = ds.chunks[0] if ds.chunks else max(1, slots)
                 return {c: ds[c * step : (c + 1) * step] for c in chunks}
@@ -202,11 +225,13 @@ class TableFile:
                 f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
             ) from None
 
-    def write_sector(self, sector: Sector, codes: np.ndarray, stats: dict) -> None:
+    def write_sector(
+        self, sector: Sector, codes: np.ndarray, stats: dict, layer: str = SECTORS
+    ) -> None:
         """Commit a solved sector atomically (temporary name, then rename)."""
         key = sector_key(sector)
         with _h5(self.path, "a") as f:
-            group = f["sectors"]
+            group = f.require_group(layer)
             tmp = _TMP_PREFIX + key
             if tmp in group:
                 del group[tmp]

@@ -65,8 +65,8 @@ def test_chunk_wise_probes_equal_whole_sector_probes(six_path):
     T = chunked._T
     # only sectors of at most four chunks were loaded whole; the others were read in
     # chunks, and not all of them
-    assert all(sector_slots(T, s[0], s[1]) <= 4 * CHUNK for s in chunked._cache.sectors())
-    read = {s: n for s, n in chunked._chunk_reads.items() if n}
+    assert all(sector_slots(T, s[0], s[1]) <= 4 * CHUNK for s in chunked._game.cache.sectors())
+    read = {s: n for s, n in chunked._game.chunk_reads.items() if n}
     assert len(read) > 10
     assert sum(n < -(-sector_slots(T, s[0], s[1]) // CHUNK) for s, n in read.items()) > 10
 
@@ -78,9 +78,9 @@ def test_a_cold_probe_reads_few_chunks(six_path):
     tb.moves(position)
     tb.probe(position)
     T = tb._T
-    slots = {s: sector_slots(T, s[0], s[1]) for s in tb._chunk_reads}
-    assert tb._chunk_reads, "every sector was loaded whole"
-    for s, n in tb._chunk_reads.items():
+    slots = {s: sector_slots(T, s[0], s[1]) for s in tb._game.chunk_reads}
+    assert tb._game.chunk_reads, "every sector was loaded whole"
+    for s, n in tb._game.chunk_reads.items():
         # a move list needs at most one chunk per successor, and the probe one more
         assert n <= len(legal_moves(position)) + (s == sector)
         assert n * CHUNK < slots[s]
@@ -91,10 +91,10 @@ def test_a_sector_read_often_is_loaded_whole(six_path):
     positions = [p for p in random_positions(400, seed=11) if p.mover_hand == 1]
     for position in positions:
         tb.moves(position)
-    promoted = [s for s in tb._chunk_reads if s in tb._cache.sectors()]
+    promoted = [s for s in tb._game.chunk_reads if s in tb._game.cache.sectors()]
     assert promoted, "no sector was promoted after eight chunk reads"
     # once loaded whole, a sector's chunks leave the cache
-    assert not any(key[0] in tb._cache.sectors() for key in tb._cache.chunks())
+    assert not any(key[0] in tb._game.cache.sectors() for key in tb._game.cache.chunks())
 
 
 def test_chunks_and_sectors_share_the_byte_bound(six_path):
@@ -102,10 +102,10 @@ def test_chunks_and_sectors_share_the_byte_bound(six_path):
     for position in random_positions(100, seed=5):
         tb.probe(position)
         assert tb.cached_bytes <= max(tb.cache_bytes, max(
-            (codes.nbytes for codes in tb._cache.sectors().values()), default=0
+            (codes.nbytes for codes in tb._game.cache.sectors().values()), default=0
         ))
-        assert tb.cached_bytes == sum(c.nbytes for c in tb._cache.chunks().values()) + sum(
-            c.nbytes for c in tb._cache.sectors().values()
+        assert tb.cached_bytes == sum(c.nbytes for c in tb._game.cache.chunks().values()) + sum(
+            c.nbytes for c in tb._game.cache.sectors().values()
         )
 
 

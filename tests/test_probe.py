@@ -174,8 +174,8 @@ def test_bounded_cache_evicts_least_recently_used(table_paths, samples):
     for position in positions:
         assert small.probe(position) == unbounded.probe(position)
         assert small.moves(position) == unbounded.moves(position)
-        assert len(small._cache.sectors()) == 1  # each load evicts all others
-    assert small.cached_bytes == next(iter(small._cache.sectors().values())).nbytes
+        assert len(small._game.cache.sectors()) == 1  # each load evicts all others
+    assert small.cached_bytes == next(iter(small._game.cache.sectors().values())).nbytes
 
 
 def test_missing_file(tmp_path):
@@ -312,7 +312,7 @@ def test_byte_word_and_mixed_caches_answer_alike(table_paths, monkeypatch, name)
         monkeypatch.setattr(probe_module, "compact_codes", compact)
         tb = Tablebase.open(table_paths[name])
         found = [(tb.probe(p), [(m.text, m.value) for m in tb.moves(p)]) for p in positions]
-        return found, {codes.dtype for codes in tb._cache.sectors().values()}
+        return found, {codes.dtype for codes in tb._game.cache.sectors().values()}
 
     compact = probe_module.compact_codes
     as_bytes, dtypes = answers(compact)

@@ -20,9 +20,9 @@ class CountingTable:
         self.table = table
         self.reads: list = []
 
-    def read_sector(self, sector):
+    def read_sector(self, sector, layer):
         self.reads.append(sector)
-        return self.table.read_sector(sector)
+        return self.table.read_sector(sector, layer)
 
 
 @pytest.fixture

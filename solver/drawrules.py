@@ -1,0 +1,123 @@
+"""Values under the draw rule of a move limit: the 100 moving plies without a capture
+after which a game is drawn (docs/draw_rules.md), as Syzygy's DTZ tables do for chess.
+
+The rule. The count ``c`` is the number of moving-phase plies (slides or flights) since
+the last capture; placement plies do not count and a capture in either phase resets it
+to 0. A ply that captures nothing and brings the count to the limit ``L`` draws the
+game, unless the opponent cannot move after it (that ends the game first).
+
+``Z`` of a moving-phase position is the least number of plies in which the side to move
+can force, against a defender who delays it, either a capture (by either side) into a
+position that is won under the rule at count 0 for it, or the end of the game; a loss
+mirrors it (the plies until the opponent's such capture or the end, the loser
+delaying). The side to move wins at count ``c`` exactly when it wins with ``Z <= L - c``.
+A rule win is a win of the game and a rule loss a loss (a strategy that wins before any
+draw is claimed wins without the rule too), so at count 0 every position is one of five
+classes: a win, a *cursed win* (won in the game, drawn under the rule), a draw, a
+*blessed loss*, a loss.
+
+Codes, one byte a position in the layer ``draw_rules/L{L}`` of the table file:
+``RULE_PAD`` for padding slots; 0 for no result within the limit at count 0 (a draw, a
+cursed win or a blessed loss: the game's own code tells which); else ``2 Z`` for a win
+and ``2 Z + 1`` for a loss. A placement position is always at count 0: its code is 2 for
+a win, 1 or 3 for a loss, 0 for a draw, and carries no distance.
+
+How they are computed. Within a moving-phase group (a twin: no move inside it captures)
+the rule game is the game of the tables in which every capture ends the game at once,
+with the result its target position has under the rule at count 0, read from the target
+sector's rule codes (``exit_view``). The retrograde kernels solve that game unchanged,
+given those views as the exit sectors, except that a win and a loss can now be equally
+far (``retrograde.frontier_of``); the levels stop at Z = L.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .values import PAD
+
+RULE_PAD = 0xFF
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 127  # 2 L + 1 stays below RULE_PAD
+CLASSES = ("win", "cursed-win", "draw", "blessed-loss", "loss")
+_STEP = 1 << 24  # slots per step of the whole-sector passes: bounded temporaries
+
+
+def check_limit(limit: int) -> int:
+    """``limit`` if the byte codes can hold it, else a ValueError naming the range."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"the move limit must be between 1 and {MAX_LIMIT}, not {limit}")
+    return limit
+
+
+def to_bytes(codes: np.ndarray) -> np.ndarray:
+    """The rule game's uint16 codes (at most ``2 L + 1``, or ``PAD``) as stored bytes."""
+    out = np.empty(len(codes), np.uint8)
+    for lo in range(0, len(codes), _STEP):
+        part = codes[lo : lo + _STEP]
+        out[lo : lo + _STEP] = np.where(part == PAD, RULE_PAD, part)
+    return out
+
+
+def exit_view(sector, rule_codes: np.ndarray) -> np.ndarray:
+    """A solved sector's rule codes as the exit sector of a group in the rule game: the
+    result under the rule at count 0 for its side to move, as a game code the kernels
+    read (1: lost, so a capture into it wins at once; 2: won, so it loses at once; 0: no
+    result; ``PAD`` for padding). ``sector`` is unused: the signature of a
+    ``SectorCache`` preparation."""
+    out = np.empty(len(rule_codes), np.uint16)
+    for lo in range(0, len(rule_codes), _STEP):
+        r = rule_codes[lo : lo + _STEP]
+        out[lo : lo + _STEP] = np.where(
+            r == RULE_PAD, PAD, np.where(r == 0, 0, np.where(r & 1, 1, 2))
+        )
+    return out
+
+
+def result_at(code: int, count: int, limit: int, placing: bool) -> str:
+    """``win``, ``draw`` or ``loss`` for the side to move of a position with rule code
+    ``code`` at count ``count`` (placement positions: count 0, no distance)."""
+    if code == 0:
+        return "draw"
+    if not placing and code // 2 > limit - count:
+        return "draw"
+    return "loss" if code & 1 else "win"
+
+
+def plies_to_capture(code: int, placing: bool) -> int | None:
+    """``Z`` of a moving-phase position, or None (no result within the limit, or a
+    placement position)."""
+    return None if code == 0 or placing else code // 2
+
+
+def rule_class(game_code: int, code: int) -> str:
+    """One of ``CLASSES`` at count 0, from the game's code and the rule code."""
+    if code != 0:
+        return "loss" if code & 1 else "win"
+    if game_code == 0:
+        return "draw"
+    return "blessed-loss" if game_code & 1 else "cursed-win"
+
+
+def statistics(game_codes: np.ndarray, codes: np.ndarray) -> dict:
+    """Per-class counts of a sector at count 0 and the longest Z of its wins and losses
+    (-1 if none), from its game codes and its rule codes."""
+    counts = dict.fromkeys(("wins", "cursed_wins", "draws", "blessed_losses", "losses"), 0)
+    longest_win = longest_loss = -1
+    for lo in range(0, len(codes), _STEP):
+        g = game_codes[lo : lo + _STEP].astype(np.int64)
+        r = codes[lo : lo + _STEP].astype(np.int64)
+        real = g != PAD
+        undecided = real & (r == 0)
+        wins, losses = real & (r != 0) & (r % 2 == 0), real & (r % 2 == 1)
+        counts["wins"] += int(wins.sum())
+        counts["losses"] += int(losses.sum())
+        counts["draws"] += int((undecided & (g == 0)).sum())
+        counts["cursed_wins"] += int((undecided & (g != 0) & (g % 2 == 0)).sum())
+        counts["blessed_losses"] += int((undecided & (g % 2 == 1)).sum())
+        if wins.any():
+            longest_win = max(longest_win, int(r[wins].max()) // 2)
+        if losses.any():
+            longest_loss = max(longest_loss, int(r[losses].max()) // 2)
+    return {"positions": sum(counts.values()), **counts, "max_win_z": longest_win,
+            "max_loss_z": longest_loss, "slots": int(len(codes))}
