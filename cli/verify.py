@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from solver.drawrules import DEFAULT_LIMIT
 from solver.sectors import sector_name
 from solver.verify import SectorResult, verify_table
 
@@ -35,13 +36,19 @@ def _echo_result(result: SectorResult) -> None:
 @click.option("--sector", "sector_text", metavar="W-B-WF-BF", help="Verify only this sector.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("--threads", type=int, help="Numba threads (default: all cores).")
-def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | None) -> None:
+@click.option("--draw-rules", is_flag=True,
+              help="Verify the values under the move-limit draw rule instead.")
+@click.option("--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
+              help="With --draw-rules: the limit whose values to verify.")
+def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | None,
+           draw_rules: bool, move_limit: int) -> None:
     """Verify the table file PATH independently of the solver.
 
     Every canonical position's stored value must equal the best over its legal moves of
     the successors' stored values (recomputed by a separate move generator), padding
     must be exactly the non-canonical index slots, and each sector's statistics must
-    match a recount. Exits non-zero on any discrepancy.
+    match a recount. Exits non-zero on any discrepancy. With --draw-rules the same for
+    the values under the rule (docs/draw_rules.md), recomputed from the successors'.
     """
     sector = parse_sector_option(sector_text)
     report = verify_table(
@@ -50,6 +57,7 @@ def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | No
         progress=True,
         threads=threads,
         on_sector=None if as_json else _echo_result,
+        draw_rules=move_limit if draw_rules else None,
     )
     if as_json:
         click.echo(json.dumps(report.to_dict()))

@@ -40,6 +40,10 @@ RULE_PAD = 0xFF
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 127  # 2 L + 1 stays below RULE_PAD
 CLASSES = ("win", "cursed-win", "draw", "blessed-loss", "loss")
+# the verifier's scores of a move under the rule, smaller is better for the side that
+# plays it: a win in Z scores Z, a draw SCORE_DRAW, a loss in Z SCORE_LOSS - Z
+SCORE_DRAW = 256
+SCORE_LOSS = 512
 _STEP = 1 << 24  # slots per step of the whole-sector passes: bounded temporaries
 
 
@@ -72,6 +76,36 @@ def exit_view(sector, rule_codes: np.ndarray) -> np.ndarray:
             r == RULE_PAD, PAD, np.where(r == 0, 0, np.where(r & 1, 1, 2))
         )
     return out
+
+
+def move_scores(codes: np.ndarray, quiet: bool) -> np.ndarray:
+    """For the verifier: the score (``SCORE_DRAW``) of a move into each slot of a sector
+    with rule codes ``codes``, for the side that plays it; ``PAD`` for padding. A quiet
+    moving ply (``quiet``) adds one ply to the successor's Z; a capture or a placement
+    decides at once (Z = 1) with the result the successor has at count 0."""
+    out = np.empty(len(codes), np.uint16)
+    for lo in range(0, len(codes), _STEP):
+        r = codes[lo : lo + _STEP].astype(np.int64)
+        if quiet:
+            z = r // 2 + 1
+            scores = np.where(r & 1, z, SCORE_LOSS - z)
+        else:
+            scores = np.where(r & 1, 1, SCORE_LOSS - 1)
+        scores = np.where(r == 0, SCORE_DRAW, scores)
+        out[lo : lo + _STEP] = np.where(r == RULE_PAD, PAD, scores)
+    return out
+
+
+def code_of_score(score: int, limit: int) -> int:
+    """The rule code of a position whose best move scores ``score`` (``move_scores``):
+    0 when it is a draw or its Z exceeds the limit. Plain integer arithmetic, so the
+    verifier's kernel compiles it as it is."""
+    if score == SCORE_DRAW:
+        return 0
+    if score < SCORE_DRAW:
+        return 2 * score if score <= limit else 0
+    z = SCORE_LOSS - score
+    return 2 * z + 1 if z <= limit else 0
 
 
 def result_at(code: int, count: int, limit: int, placing: bool) -> str:

@@ -41,6 +41,9 @@ from numba import njit, prange
 from tqdm import tqdm
 
 from .bits import prefetch, trailing_zeros
+from .drawrules import RULE_PAD, move_scores
+from .drawrules import code_of_score as rule_code_of_score
+from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
 from .indexing import (
     IndexTables,
@@ -54,8 +57,8 @@ from .indexing import (
 from .movegen import RuleTables, rule_tables
 from .position import Position
 from .sector_cache import SectorCache
-from .sectors import Sector, removal_counts, sector_name, successor_sector
-from .storage import STAT_KEYS, TableError, TableFile
+from .sectors import Sector, is_moving, removal_counts, sector_name, successor_sector
+from .storage import SECTORS, STAT_KEYS, TableError, TableFile, rule_layer
 from .values import LOSS_SCORE, PAD, Value, code_of_score, move_score
 from .variants import Variant
 
@@ -91,6 +94,7 @@ def _unprotected(mill_masks, stones):
 
 _key_of = njit(inline="always")(move_score)
 _code_of_key = njit(inline="always")(code_of_score)
+_rule_code_of_key = njit(inline="always")(rule_code_of_score)
 
 
 # Successors whose codes are still to be read: the move loops queue them, each slot's
@@ -102,7 +106,7 @@ _QUEUE_LENGTH = 256
 
 
 @njit(cache=True, inline="always")
-def _drain(r0, r1, r2, queue, size, best):
+def _drain(r0, r1, r2, queue, size, best, scored):
     """``best`` lowered by the keys of the ``size`` queued successors (``r0``, ``r1``,
     ``r2``: the codes of the sectors reached by removing 0, 1, 2 stones)."""
     for j in range(size):
@@ -114,7 +118,8 @@ def _drain(r0, r1, r2, queue, size, best):
             code = np.int64(r1[slot])
         else:
             code = np.int64(r2[slot])
-        best = min(best, PADDED_SUCCESSOR if code == PAD else _key_of(code))
+        key = code if scored else _key_of(code)  # draw-rule successors come as scores
+        best = min(best, PADDED_SUCCESSOR if code == PAD else key)
     return best
 
 
@@ -141,7 +146,7 @@ def _known_key(stones, codes):
 
 
 @njit(cache=True)
-def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
+def expected_codes(R, T, W, B, WF, BF, nexts, start, out, rule_limit):
     """What slots ``start``, ``start + 1``, ... of sector (W, B, WF, BF) must hold, into
     ``out``: ``PAD`` for a non-canonical slot, else the value recomputed from the
     successors' stored codes (or a negative error mark, see ``MISSING_SECTOR``).
@@ -157,6 +162,7 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
     hence one call for many slots, tables unpacked once, and the index computed in the
     move loops themselves (the generated code shows no such pair left there)."""
     r0, r1, r2 = nexts
+    scored = rule_limit > 0  # the draw-rule values: ``nexts`` hold ``move_scores``
     mill_masks = R.mill_masks
     point_mills = R.point_mills
     adjacency = R.adjacency
@@ -199,7 +205,7 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
             spots = empty if placing or fly else adjacency[trailing_zeros(sb)] & empty
             while spots and best > 1:
                 if size > _QUEUE_LENGTH:
-                    best = _drain(r0, r1, r2, queue, size, best)
+                    best = _drain(r0, r1, r2, queue, size, best, scored)
                     size = 0
                 t = trailing_zeros(spots)
                 spots &= spots - 1
@@ -248,17 +254,18 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out):
                         slot = canonical_index(T, B - 1, after, other ^ x, moved)
                         size = _queue(r1, 1, slot, queue, size)
         if best > 1:
-            best = _drain(r0, r1, r2, queue, size, best)
+            best = _drain(r0, r1, r2, queue, size, best, scored)
         if best == _NO_MOVE:
             out[k] = 0 if (R.full_board_draw and (mover | other) == full) else 1
         elif best < 0:
             out[k] = best
         else:
-            out[k] = _code_of_key(best)
+            out[k] = _rule_code_of_key(best, rule_limit) if scored else _code_of_key(best)
 
 
 @njit(parallel=True, cache=True)
-def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, tally):
+def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, tally,
+                  rule_limit):
     """Check slots [lo, hi) in chunks of ``_CHUNK``: per chunk, the number of wrong slots,
     the first few of them, and a recount (positions, wins, draws, losses, longest win,
     longest loss) of the stored codes of canonical slots."""
@@ -266,7 +273,7 @@ def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
     for ci in prange(nchunks):
         start = lo + ci * _CHUNK
         expected = np.empty(min(_CHUNK, hi - start), np.int64)
-        expected_codes(R, T, W, B, WF, BF, nexts, start, expected)
+        expected_codes(R, T, W, B, WF, BF, nexts, start, expected, rule_limit)
         nbad = 0
         positions = wins = draws = losses = 0
         max_win = max_loss = -1
@@ -422,8 +429,11 @@ def verify_table(
     threads: int | None = None,
     on_sector: Callable[[SectorResult], None] | None = None,
     examples: int = 5,
+    draw_rules: int | None = None,
 ) -> VerifyReport:
-    """Verify every sector of the table file at ``path`` (or only ``sector``).
+    """Verify every sector of the table file at ``path`` (or only ``sector``): the
+    game's values, or with ``draw_rules`` L the values under that move limit
+    (``drawrules``), recomputed from the successors' stored rule codes the same way.
 
     Raises ``TableError`` for a missing, foreign or damaged file; mismatches and wrong
     statistics are reported per sector, ``on_sector`` receiving each result as it is done.
@@ -435,15 +445,21 @@ def verify_table(
             raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
         numba.set_num_threads(threads)
     table, stored, T = _open(path)
+    layer = SECTORS if draw_rules is None else rule_layer(draw_rules)
+    if draw_rules is not None:
+        stored = table.sectors(layer)
+        if not stored:
+            raise TableError(f"{path} holds no draw-rule values for the limit {draw_rules}")
     if sector is not None and sector not in stored:
         raise TableError(f"{path} has no sector {sector_name(sector)}")
     todo = [sector] if sector is not None else sorted(stored, key=verification_order)
     variant = table.variant
     R = rule_tables(variant)
-    cache = SectorCache(table, _CACHE_BYTES)
+    cache = SectorCache(table, _CACHE_BYTES, layer=layer)
     report = VerifyReport(path, variant.name)
     for s in todo:
-        result = _verify_sector(variant, R, T, s, stored, cache, progress, examples)
+        result = _verify_sector(variant, R, T, s, stored, cache, progress, examples,
+                                draw_rules or 0)
         report.sectors.append(result)
         if on_sector:
             on_sector(result)
@@ -459,7 +475,10 @@ def _verify_sector(
     cache: SectorCache,
     progress: bool,
     examples: int,
+    rule_limit: int = 0,
 ) -> SectorResult:
+    """Verify one sector of the cache's layer: the game's values, or (``rule_limit``
+    > 0) the draw-rule values at that move limit, from the successors' move scores."""
     start = time.perf_counter()
     result = SectorResult(sector)
     W, B, WF, BF = sector
@@ -470,11 +489,13 @@ def _verify_sector(
         return result
     needed = [sector] + [n for n in reached.values() if n is not None and n != sector]
     arrays = _load(cache, needed)
+    dtype = np.uint16 if rule_limit == 0 else np.uint8
     for s, a in arrays.items():
         slots = sector_slots(T, s[0], s[1])
-        if a.dtype != np.uint16 or a.shape != (slots,):
+        if a.dtype != dtype or a.shape != (slots,):
             result.problems.append(
-                f"sector {sector_name(s)} holds {a.shape} {a.dtype} codes, not {slots} uint16"
+                f"sector {sector_name(s)} holds {a.shape} {a.dtype} codes, not {slots} "
+                f"{np.dtype(dtype)}"
             )
     if result.problems:
         return result
@@ -484,6 +505,13 @@ def _verify_sector(
         arrays[n] if n is not None else np.zeros(0, dtype=np.uint16)
         for n in (reached.get(r) for r in range(3))
     )
+    if rule_limit:  # rule codes as move scores, and the sector's own as comparable codes
+        quiet = is_moving(sector)
+        nexts = tuple(
+            move_scores(arrays[n], quiet and r == 0) if n is not None else nexts[r]
+            for r, n in ((r, reached.get(r)) for r in range(3))
+        )
+        codes = np.where(codes == RULE_PAD, PAD, codes).astype(np.uint16)
     tally = np.zeros(6, dtype=np.int64)
     tally[4:] = -1
     size = len(codes)
@@ -504,19 +532,26 @@ def _verify_sector(
             bad_first = np.full((nchunks, max(1, examples)), -1, dtype=np.int64)
             chunk_tally = np.zeros((nchunks, 6), dtype=np.int64)
             _verify_range(
-                R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, chunk_tally
+                R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, chunk_tally,
+                rule_limit,
             )
             tally[:4] += chunk_tally[:, :4].sum(axis=0)
             tally[4:] = np.maximum(tally[4:], chunk_tally[:, 4:].max(axis=0))
             result.mismatch_count += int(bad_count.sum())
             for i in bad_first[bad_first >= 0]:
                 if len(result.mismatches) < examples:
-                    result.mismatches.append(_mismatch(variant, R, T, sector, nexts, codes, int(i)))
+                    result.mismatches.append(
+                        _mismatch(variant, R, T, sector, nexts, codes, int(i), rule_limit)
+                    )
             bar.update(hi - lo)
     result.positions = int(tally[0])
     recount = dict(zip(STAT_KEYS, (int(x) for x in tally), strict=True))
+    keys = STAT_KEYS
+    if rule_limit:  # the classes need the game's codes too
+        recount = rule_statistics(cache.table.read_sector(sector), arrays[sector])
+        keys = tuple(k for k in recount if k != "slots")
     attrs = stored[sector]
-    for key in STAT_KEYS:
+    for key in keys:
         if key not in attrs:
             result.problems.append(f"statistics attribute {key!r} is missing")
         elif attrs[key] != recount[key]:
@@ -544,11 +579,12 @@ def _mismatch(
     nexts: tuple[np.ndarray, ...],
     codes: np.ndarray,
     idx: int,
+    rule_limit: int = 0,
 ) -> Mismatch:
     W, B, WF, BF = sector
     mover, other = unrank(T, W, B, idx)
     # White places first, so in the placement phase the mover is White iff hands are equal
     pos = Position.from_sides(variant, int(mover), int(other), WF, BF, white_to_move=WF == BF)
     recomputed = np.empty(1, dtype=np.int64)
-    expected_codes(R, T, W, B, WF, BF, nexts, idx, recomputed)
+    expected_codes(R, T, W, B, WF, BF, nexts, idx, recomputed, rule_limit)
     return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), int(recomputed[0]))
