@@ -1,0 +1,244 @@
+"""The values under the draw rule of a move limit (solver/drawrules.py): the rule tables
+against a brute-force reference that carries the count in the state, at small limits
+where cursed wins are common; their verification; probes, moves and the engine."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+import reference_rules
+from click.testing import CliRunner
+
+from cli.main import main
+from solver.drawrules import (
+    CLASSES,
+    SCORE_DRAW,
+    code_of_score,
+    move_scores,
+    result_at,
+    rule_class,
+)
+from solver.engine import Engine
+from solver.game import Game
+from solver.generate import solve
+from solver.position import Position, split_count
+from solver.probe import Tablebase
+from solver.retrograde import NO_FRONTIER, frontier_of
+from solver.rules import legal_moves, play, terminal
+from solver.sectors import sector_key
+from solver.storage import rule_layer
+from solver.values import Result
+from solver.verify import verify_table
+
+LIMITS = (6, 10, 20)
+
+
+@pytest.fixture(scope="module")
+def six(table_paths, tmp_path_factory) -> dict:
+    """Six Men's Morris moving sectors up to 4 stones a side with their rule values at
+    each of ``LIMITS``, by limit."""
+    path = tmp_path_factory.mktemp("rules") / "six.h5"
+    shutil.copy(table_paths["six"], path)
+    for limit in LIMITS:
+        solve("six", path, phase="moving", max_stones=4, draw_rules=limit,
+              show_progress=False, log=lambda s: None)
+    return path
+
+
+@pytest.fixture(scope="module")
+def three(table_paths, tmp_path_factory):
+    """Three Men's Morris whole, with its rule values at a limit of 6 plies (no capture
+    ever resets the count there, so long wins turn into cursed wins)."""
+    path = tmp_path_factory.mktemp("rules3") / "three.h5"
+    shutil.copy(table_paths["three"], path)
+    solve("three", path, draw_rules=6, show_progress=False, log=lambda s: None)
+    return path
+
+
+def random_moving_positions(variant: str, count: int, seed: int, max_stones: int):
+    """Positions of random games once both hands are empty, at most ``max_stones`` a side."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        pos = Position.start(variant)
+        for _ in range(rng.randrange(10, 60)):
+            if terminal(pos):
+                break
+            pos = play(pos, rng.choice(legal_moves(pos)))
+            if (pos.white_hand == pos.black_hand == 0 and terminal(pos) is None
+                    and max(pos.white.bit_count(), pos.black.bit_count()) <= max_stones):
+                found.append(pos)
+                break
+    return found
+
+
+def test_the_frontier_of_each_level():
+    assert [frontier_of(c, 0) for c in range(2, 7)] == [1, 2, 3, 4, 5]
+    # the rule game: a win level reads the losses one code below, a loss level the wins
+    # three below (both one ply shorter), and the first loss level has none to read
+    assert [frontier_of(c, 2) for c in range(2, 8)] == [1, NO_FRONTIER, 3, 2, 5, 4]
+
+
+def test_codes_scores_and_classes():
+    limit = 10
+    for code in range(0, 2 * limit + 2):
+        for count in range(limit + 1):
+            result = result_at(code, count, limit, placing=False)
+            z = code // 2
+            want = "draw" if code == 0 or z > limit - count else ("loss" if code & 1 else "win")
+            assert result == want
+    # a quiet ply adds one to Z, and the best score turns back into the code
+    codes = np.arange(0, 2 * limit, dtype=np.uint8)
+    scores = move_scores(codes, quiet=True)
+    for code, score in zip(codes.tolist(), scores.tolist(), strict=True):
+        if code == 0:
+            assert score == SCORE_DRAW and code_of_score(score, limit) == 0
+        else:  # the successor's loss is our win one ply later, and the other way round
+            back = code_of_score(int(score), limit)
+            assert back == 0 or (back // 2 == code // 2 + 1 and back % 2 != code % 2)
+    assert rule_class(4, 0) == "cursed-win" and rule_class(3, 0) == "blessed-loss"
+    assert rule_class(0, 0) == "draw" and rule_class(4, 6) == "win" and rule_class(5, 7) == "loss"
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+def test_six_agrees_with_the_reference_at_every_count(six, limit):
+    tb = Tablebase.open(six)
+    reference_rules.clear()
+    classes = set()
+    for pos in random_moving_positions("six", 40, seed=limit, max_stones=4):
+        rule = tb.rule_probe(pos, 0, limit)
+        classes.add(rule.rule_class)
+        for count in range(0, limit + 1, max(1, limit // 5)):
+            want = reference_rules.rule_result(pos, count, limit)
+            assert tb.rule_probe(pos, count, limit).result is want, (str(pos), count, limit)
+    reference_rules.clear()
+    assert "cursed-win" in classes or "blessed-loss" in classes or limit > 6
+
+
+def test_three_agrees_with_the_reference_placement_included(three):
+    tb = Tablebase.open(three)
+    reference_rules.clear()
+    rng = random.Random(2)
+    seen = set()
+    for _ in range(60):
+        pos = Position.start("three")
+        for _ in range(rng.randrange(0, 12)):
+            if terminal(pos):
+                break
+            pos = play(pos, rng.choice(legal_moves(pos)))
+        if terminal(pos) or pos in seen:
+            continue
+        seen.add(pos)
+        placing = pos.white_hand or pos.black_hand
+        for count in [0] if placing else range(7):
+            want = reference_rules.rule_result(pos, count, 6)
+            assert tb.rule_probe(pos, count, 6).result is want, (str(pos), count)
+    start = tb.rule_probe(Position.start("three"), 0, 6)
+    assert start.result is reference_rules.rule_result(Position.start("three"), 0, 6)
+    reference_rules.clear()
+
+
+def test_a_position_and_its_moves_agree(six):
+    tb = Tablebase.open(six)
+    for pos in random_moving_positions("six", 60, seed=9, max_stones=4):
+        for count in (0, 5, 9):
+            value = tb.rule_probe(pos, count, 10)
+            moves = tb.rule_moves(pos, count, 10)
+            assert moves and moves[0].result is value.result
+            assert value.rule_class in CLASSES
+            if value.result is not Result.DRAW and count == 0:
+                assert value.plies_to_capture == moves[0].plies_to_capture
+            assert tb.rule_best_move(pos, count, 10) == moves[0].move
+
+
+def test_the_rule_values_verify_and_damage_is_caught(six, tmp_path):
+    report = verify_table(six, progress=False, draw_rules=10)
+    assert report.ok, [(r.sector, r.mismatches, r.problems) for r in report.sectors if not r.ok]
+    damaged = tmp_path / "six.h5"
+    shutil.copy(six, damaged)
+    with h5py.File(damaged, "a") as f:
+        ds = f[rule_layer(10)][sector_key((4, 4, 0, 0))]
+        codes = ds[...]
+        i = int(np.flatnonzero(codes == 0)[0])  # a position without a result: claim a win
+        codes[i] = 4
+        ds[...] = codes
+    report = verify_table(damaged, sector=(4, 4, 0, 0), progress=False, draw_rules=10)
+    assert not report.ok and report.sectors[0].mismatch_count >= 1
+
+
+def test_a_cursed_win_is_held_to_the_limit(six):
+    """The defender of a cursed win (at a limit of 6) plays the rule's best moves, the
+    attacker the game's: the attacker never wins, and the count runs out."""
+    tb = Tablebase.open(six)
+    limit = 6
+    cursed = [p for p in random_moving_positions("six", 200, seed=8, max_stones=4)
+              if tb.rule_probe(p, 0, limit).rule_class == "cursed-win"][:5]
+    assert cursed, "no cursed win in the sample"
+    for start in cursed:
+        pos, count, attacker = start, 0, start.white_to_move
+        for _ in range(200):
+            if terminal(pos) is not None or count >= limit:
+                break
+            if pos.white_to_move == attacker:
+                move = tb.best_move(pos)
+            else:
+                move = tb.rule_best_move(pos, count, limit)
+            count = 0 if move.removed else count + 1
+            pos = play(pos, move)
+        end = terminal(pos)
+        attacker_won = end is not None and end.result is Result.LOSS and (
+            pos.white_to_move != attacker)
+        assert not attacker_won, str(start)
+
+
+def test_the_engine_keeps_a_rule_win(six):
+    tb = Tablebase.open(six)
+    positions = random_moving_positions("six", 80, seed=4, max_stones=4)
+    won = [p for p in positions if tb.rule_probe(p, 0, 100).result is Result.WIN][:6]
+    assert won
+    rng = random.Random(1)
+    for pos in won:
+        game = Game("six", pos, draw_rules=True)
+        engine = Engine(tb, "perfect", rng)
+        assert engine.under_rules(game)
+        winner = pos.white_to_move
+        while game.outcome() is None:
+            if game.position.white_to_move == winner:
+                game.play(engine.choose(game))
+            else:
+                game.play(rng.choice(game.legal_moves()))
+        end = game.outcome()
+        assert end.result is Result.LOSS and game.position.white_to_move != winner, end
+
+
+def test_probe_and_bestmove_under_the_rule_on_the_command_line(six):
+    pos = random_moving_positions("six", 1, seed=3, max_stones=4)[0]
+    runner = CliRunner()
+    out = runner.invoke(main, ["probe", "six", f"{pos} c:4", "--db", str(six), "--draw-rules",
+                               "--move-limit", "10", "--json"])
+    assert out.exit_code == 0, out.output
+    body = json.loads(out.output)
+    want = Tablebase.open(six).rule_probe(pos, 4, 10)
+    assert body["rule_result"] == want.result.value and body["rule_class"] == want.rule_class
+    assert body["count"] == 4 and body["move_limit"] == 10 and body["moves"]
+    assert {"rule_result", "plies_to_capture"} <= set(body["moves"][0])
+    best = runner.invoke(main, ["bestmove", "six", f"{pos} c:4", "--db", str(six),
+                                "--draw-rules", "--move-limit", "10"])
+    assert best.exit_code == 0 and best.output.strip() == body["moves"][0]["move"]
+    plain = runner.invoke(main, ["probe", "six", f"{pos} c:4", "--db", str(six)])
+    assert plain.exit_code != 0 and "--draw-rules" in plain.output
+    missing = runner.invoke(main, ["probe", "six", str(pos), "--db", str(six), "--draw-rules",
+                                   "--move-limit", "50"])
+    assert missing.exit_code != 0 and "--draw-rules 50" in missing.output
+
+
+def test_the_count_in_position_text():
+    assert split_count("W:a1 B:b2 w c:37") == ("W:a1 B:b2 w", 37)
+    assert split_count("W:a1 B:b2 w") == ("W:a1 B:b2 w", None)
+    with pytest.raises(ValueError):
+        split_count("W:a1 B:b2 w c:x")
