@@ -7,7 +7,12 @@ import json
 import click
 
 from solver.sectors import sector_name
-from solver.stats import compare_statistics, load_statistics, table_statistics
+from solver.stats import (
+    RULE_STAT_KEYS,
+    compare_statistics,
+    load_statistics,
+    table_statistics,
+)
 from solver.storage import TableFile
 
 
@@ -68,3 +73,11 @@ def info_command(path, as_json, stats_file):
         f"{'total':>12} {total['positions']:>14,} {total['wins']:>13,} {total['draws']:>13,} "
         f"{total['losses']:>13,}"
     )
+    for layer in table.layers()[1:]:  # the draw-rule values, by move limit
+        kept = table.sectors(layer)
+        count = {k: sum(st[k] for st in kept.values()) for k in RULE_STAT_KEYS[1:6]}
+        limit = layer.rsplit("L", 1)[1]
+        click.echo(
+            f"draw rule, {limit}-ply limit: {len(kept)} sectors; at count 0 "
+            + ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in count.items())
+        )

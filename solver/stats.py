@@ -14,14 +14,19 @@ from pathlib import Path
 
 from .errors import MorrisError
 from .sectors import parse_sector_key, sector_key, sector_name
-from .storage import STAT_KEYS, TableFile
+from .storage import SECTORS, STAT_KEYS, TableFile
+
+# the statistics of a sector's draw-rule values (``drawrules.statistics``)
+RULE_STAT_KEYS = ("positions", "wins", "cursed_wins", "draws", "blessed_losses", "losses",
+                  "max_win_z", "max_loss_z")
 
 
 def table_statistics(table: TableFile) -> dict:
     """What ``morris info --json`` prints: variant, rules, format version and, per
-    sector key ``W_B_WF_BF``, the statistics."""
+    sector key ``W_B_WF_BF``, the statistics; and if the file holds draw-rule values,
+    under ``draw_rules`` by limit (``L100``) the class counts of each sector."""
     sectors = table.sectors()
-    return {
+    found = {
         "variant": table.variant.name,
         "rules": table.rules,
         "format_version": int(table.attrs["format_version"]),
@@ -29,6 +34,16 @@ def table_statistics(table: TableFile) -> dict:
             sector_key(s): {k: st[k] for k in STAT_KEYS} for s, st in sorted(sectors.items())
         },
     }
+    rule_layers = [layer for layer in table.layers() if layer != SECTORS]
+    if rule_layers:
+        found["draw_rules"] = {
+            layer.rsplit("/", 1)[1]: {
+                sector_key(s): {k: st[k] for k in RULE_STAT_KEYS}
+                for s, st in sorted(table.sectors(layer).items())
+            }
+            for layer in rule_layers
+        }
+    return found
 
 
 def load_statistics(path: str | Path) -> dict:
@@ -63,15 +78,23 @@ def compare_statistics(expected: dict, actual: dict) -> list[str]:
     extra = [_name(key) for key in have if key not in want]
     if extra:
         problems.append(f"{len(extra)} sectors not in the statistics: {', '.join(extra[:5])}")
-    for key in want:
-        if key not in have:
-            continue
-        for stat in STAT_KEYS:
-            if want[key].get(stat) != have[key].get(stat):
-                problems.append(
-                    f"{_name(key)}: {stat} {have[key].get(stat)}, expected {want[key].get(stat)}"
-                )
+    problems += _differences(want, have, STAT_KEYS, "")
+    for limit, rule_want in expected.get("draw_rules", {}).items():
+        rule_have = actual.get("draw_rules", {}).get(limit)
+        if rule_have is None:
+            problems.append(f"no draw-rule values for the limit {limit[1:]}")
+        else:
+            problems += _differences(rule_want, rule_have, RULE_STAT_KEYS, f" (limit {limit[1:]})")
     return problems
+
+
+def _differences(want: dict, have: dict, keys: tuple[str, ...], where: str) -> list[str]:
+    """The statistics of the sectors ``want`` and ``have`` both list that differ."""
+    return [
+        f"{_name(key)}{where}: {stat} {have[key].get(stat)}, expected {want[key].get(stat)}"
+        for key in want if key in have
+        for stat in keys if want[key].get(stat) != have[key].get(stat)
+    ]
 
 
 def _name(key: str) -> str:
