@@ -17,6 +17,7 @@ from solver.probe import (
     RuleValue,
     Tablebase,
     evaluation_json,
+    rule_evaluation_json,
 )
 from solver.rules import terminal
 from solver.storage import default_table_path
@@ -73,16 +74,6 @@ move_limit_option = click.option(
 )
 
 
-def rule_json(value: RuleValue, moves: list[RuleMoveValue]) -> dict:
-    """``evaluation_json`` with the draw rule's fields beside the game's."""
-    rule_fields = {"rule_result": value.result.value, "rule_class": value.rule_class,
-                   "plies_to_capture": value.plies_to_capture, "count": value.count,
-                   "move_limit": value.limit}
-    listed = [{"move": mv.text, **mv.value.as_dict(), "rule_result": mv.result.value,
-               "plies_to_capture": mv.plies_to_capture} for mv in moves]
-    return {**value.value.as_dict(), **rule_fields, "moves": listed}
-
-
 @click.command()
 @click.argument("variant")
 @click.argument("position")
@@ -104,7 +95,7 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool, draw_rule
         rule_value = tb.rule_probe(pos, count, move_limit)
         rule_moves = tb.rule_moves(pos, count, move_limit)
         if as_json:
-            click.echo(json.dumps(rule_json(rule_value, rule_moves)))
+            click.echo(json.dumps(rule_evaluation_json(rule_value, rule_moves)))
             return
         click.echo(pos.diagram())
         click.echo()

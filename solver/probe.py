@@ -127,6 +127,17 @@ def evaluation_json(value: Value, moves: list[MoveValue]) -> dict:
     return {**value.as_dict(), "moves": [{"move": mv.text, **mv.value.as_dict()} for mv in moves]}
 
 
+def rule_evaluation_json(value: RuleValue, moves: list[RuleMoveValue]) -> dict:
+    """``evaluation_json`` with the draw rule's fields beside the game's (``morris probe
+    --draw-rules --json``)."""
+    rule_fields = {"rule_result": value.result.value, "rule_class": value.rule_class,
+                   "plies_to_capture": value.plies_to_capture, "count": value.count,
+                   "move_limit": value.limit}
+    listed = [{"move": mv.text, **mv.value.as_dict(), "rule_result": mv.result.value,
+               "plies_to_capture": mv.plies_to_capture} for mv in moves]
+    return {**value.value.as_dict(), **rule_fields, "moves": listed}
+
+
 class Tablebase:
     """Read-only access to a variant's solved tables. Not thread-safe (it reuses move
     buffers between calls): open one per thread."""

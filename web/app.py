@@ -8,7 +8,8 @@ nothing a client sends makes a 500. The endpoints are ``async``: they run one at
 on the event loop, which the ``Tablebase`` needs (it reuses buffers between calls) and
 which costs nothing, since a warm probe takes microseconds.
 
-``/api/probe``    what ``morris probe --json`` prints: the value and every move's value.
+``/api/probe``    what ``morris probe --json`` prints: the value and every move's value
+                  (with ``draw_rules=1`` and ``counter``: ``morris probe --draw-rules``'s).
 ``/api/game``     a game from ``start`` through ``moves``: the position as the page draws
                   it, whether and why the game is over, its value and every legal move
                   with its value (values are null where no table holds the sector).
@@ -32,7 +33,7 @@ from solver.engine import STRENGTHS, Engine
 from solver.errors import MorrisError
 from solver.game import QUIET_MOVING_PLIES_DRAW, Game
 from solver.position import Position
-from solver.probe import MissingSectorError, Tablebase, evaluation_json
+from solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
 from solver.rules import Move, phase
 from solver.storage import TableError
 from solver.values import Result
@@ -71,6 +72,11 @@ def create_app(tables: dict[str, Path]) -> Starlette:
         position = _position(variant, _param(request, "position"))
         tb = tablebase(variant)
         try:
+            if _flag(request, "draw_rules"):
+                count = _int(request, "counter", 0)
+                limit = _int(request, "move_limit", QUIET_MOVING_PLIES_DRAW)
+                return JSONResponse(rule_evaluation_json(tb.rule_probe(position, count, limit),
+                                              tb.rule_moves(position, count, limit)))
             return JSONResponse(evaluation_json(tb.probe(position), tb.moves(position)))
         except MissingSectorError as e:
             raise BadRequest(str(e), status=404) from None
@@ -129,6 +135,19 @@ def _param(request: Request, name: str, default: str | None = None) -> str:
     return value
 
 
+def _flag(request: Request, name: str) -> bool:
+    return request.query_params.get(name, "0") in ("1", "true", "on")
+
+
+def _int(request: Request, name: str, default: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit():
+        raise BadRequest(f"{name} must be a whole number, not {text!r}")
+    return int(text)
+
+
 def _variant(request: Request) -> Variant:
     return get_variant(_param(request, "variant"))
 
@@ -147,8 +166,7 @@ def _game(request: Request, variant: Variant) -> Game:
     """The game from ``start`` (default the empty board) through ``moves`` (notation,
     separated by spaces), with the house draw rules if ``draw_rules`` is 1."""
     start = _position(variant, request.query_params.get("start", ""))
-    draw_rules = request.query_params.get("draw_rules", "0") in ("1", "true", "on")
-    played = Game(variant, start, draw_rules=draw_rules)
+    played = Game(variant, start, draw_rules=_flag(request, "draw_rules"))
     for number, text in enumerate(request.query_params.get("moves", "").split(), 1):
         try:
             played.play(text)
@@ -218,10 +236,25 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
             valued = {mv.text: mv.value.as_dict() for mv in moves}
         except MissingSectorError as e:
             facts["value_error"] = str(e)
+    # under the move limit: the values of the rule at the game's count, where the file
+    # holds them; the moves then come in the rule's order
+    rules = {}
+    if played.draw_rules and tb is not None and QUIET_MOVING_PLIES_DRAW in tb.rule_limits():
+        count = min(played.quiet_moving_plies(), QUIET_MOVING_PLIES_DRAW)
+        try:
+            rule = tb.rule_probe(pos, count, QUIET_MOVING_PLIES_DRAW)
+            facts["rule_value"] = {"result": rule.result.value, "class": rule.rule_class,
+                                   "plies_to_capture": rule.plies_to_capture}
+            rule_moves = tb.rule_moves(pos, count, QUIET_MOVING_PLIES_DRAW)
+            rules = {mv.text: {"result": mv.result.value,
+                               "plies_to_capture": mv.plies_to_capture} for mv in rule_moves}
+            valued = {text: valued.get(text) for text in rules}  # the rule's order
+        except MissingSectorError as e:
+            facts["value_error"] = str(e)
     order = list(valued) + [text for text in legal if text not in valued]  # best first
     facts["moves"] = [
         {"move": text, **_move_json(legal[text], board.points),
-         "value": valued.get(text)}
+         "value": valued.get(text), **({"rule": rules[text]} if text in rules else {})}
         for text in order if text in legal
     ]
     return facts

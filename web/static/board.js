@@ -201,6 +201,14 @@ function render() {
   value.dataset.result = data.value ? data.value.result : "";
   value.dataset.plies = data.value && data.value.plies !== null ? data.value.plies : "";
   if (show && data.value_error) value.title = data.value_error;
+  if (show && data.rule_value) {  // the tables hold values under the move limit
+    const rule = data.rule_value;
+    const z = rule.plies_to_capture !== null && rule.result !== "draw"
+      ? ` (${rule.plies_to_capture} plies to the deciding capture)` : "";
+    value.textContent += `; under the draw rule: ${rule.result}${z}, ${rule.class} at count 0`;
+    value.className = rule.result;
+  }
+  value.dataset.ruleResult = data.rule_value ? data.rule_value.result : "";
   const counter = $("counter");
   counter.hidden = data.quiet_plies_limit === null;
   counter.textContent = `Moving plies without a capture: ${data.quiet_plies} of ${data.quiet_plies_limit}`;
@@ -213,6 +221,13 @@ function render() {
     li.dataset.plies = move.value && move.value.plies !== null ? move.value.plies : "";
     li.textContent = show ? `${move.move}  ${valueText(move.value)}` : move.move;
     if (show && move.value) li.className = move.value.result;
+    if (move.rule) {  // under the draw rule: its result decides the colour
+      li.dataset.ruleResult = move.rule.result;
+      if (show) {
+        li.textContent += `, rule ${move.rule.result}`;
+        li.className = move.rule.result;
+      }
+    }
     li.addEventListener("click", () => { if (humanToMove()) play(move.move); });
     list.appendChild(li);
   }
