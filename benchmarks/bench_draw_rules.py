@@ -1,0 +1,124 @@
+"""The values under the move-limit draw rule of a variant's tables, timed and counted.
+
+    python benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50
+    python benchmarks/bench_draw_rules.py data/six.h5 --limits 100,50,20 --report /tmp/six.md
+
+For each limit it runs ``solve(..., draw_rules=L)`` on every sector of the file (the
+moving phase, and the placement phase where the file has it; resumable like any solve),
+then writes a Markdown report (default ``benchmarks/VARIANT_draw_rules.md``): per
+moving-phase sector the cursed wins, blessed losses and longest Z at each limit, the
+totals, the time the rule values took against the game's own solve of the same sectors
+(both as the files record them), and the start position's value under each limit when
+the placement phase is there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_report
+
+from bench_report import hms, machine  # noqa: E402
+
+from solver.errors import MorrisError  # noqa: E402
+from solver.generate import solve  # noqa: E402
+from solver.position import Position  # noqa: E402
+from solver.probe import MissingSectorError, Tablebase  # noqa: E402
+from solver.sectors import is_moving, sector_name  # noqa: E402
+from solver.storage import TableFile, rule_layer  # noqa: E402
+
+
+def sector_rows(table: TableFile, limits: list[int]) -> list[str]:
+    game = table.sectors()
+    layers = {limit: table.sectors(rule_layer(limit)) for limit in limits}
+    head = "| sector | positions | " + " | ".join(
+        f"cursed wins L={limit} | blessed losses L={limit} | longest Z L={limit}"
+        for limit in limits) + " |"
+    lines = [head, "|---|---:|" + "---:|---:|---:|" * len(limits)]
+    moving = sorted((s for s in game if is_moving(s)), key=lambda s: (s[0] + s[1], s))
+    for s in moving:
+        cells = []
+        for limit in limits:
+            st = layers[limit].get(s)
+            cells += ([f"{st['cursed_wins']:,}", f"{st['blessed_losses']:,}",
+                       f"{max(st['max_win_z'], st['max_loss_z'])}"] if st else ["-"] * 3)
+        lines.append(f"| {sector_name(s)} | {game[s]['positions']:,} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def group(sector) -> tuple:
+    """The solve group a sector belongs to: a moving twin, or the placement sector."""
+    return (min(sector[:2]), max(sector[:2])) if is_moving(sector) else sector
+
+
+def totals(table: TableFile, limits: list[int]) -> list[str]:
+    game = table.sectors()
+    lines = []
+    for limit in limits:
+        rules = table.sectors(rule_layer(limit))
+        for phase, chosen in (("moving", True), ("placement", False)):
+            kept = {s: st for s, st in rules.items() if is_moving(s) == chosen}
+            if not kept:
+                continue
+            count = {k: sum(st[k] for st in kept.values())
+                     for k in ("wins", "cursed_wins", "draws", "blessed_losses", "losses")}
+            # a twin's time is recorded on both of its sectors: count each group once
+            rule_seconds = sum({group(s): st["solve_seconds"] for s, st in kept.items()}.values())
+            game_seconds = sum({group(s): game[s]["solve_seconds"] for s in kept}.values())
+            lines.append(
+                f"* L = {limit}, {phase} phase, {len(kept)} sectors: "
+                + ", ".join(f"{n:,} {k.replace('_', ' ')}" for k, n in count.items())
+                + f". Rule values in **{hms(rule_seconds)}** against the game's "
+                f"{hms(game_seconds)} for the same sectors "
+                f"({rule_seconds / game_seconds:.2f}x)."
+            )
+    return lines
+
+
+def start_values(path: Path, limits: list[int]) -> list[str]:
+    tb = Tablebase.open(path)
+    start = Position.start(tb.variant)
+    lines = []
+    for limit in limits:
+        try:
+            value = tb.rule_probe(start, 0, limit)
+        except MissingSectorError:
+            lines.append(f"* L = {limit}: the start needs the placement phase's rule values")
+            continue
+        lines.append(f"* L = {limit}: the start position is a **{value.result.value}** "
+                     f"under the rule ({value.rule_class}; the game: {value.value}).")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("table", type=Path)
+    parser.add_argument("--limits", default="100,50", help="comma-separated move limits")
+    parser.add_argument("--report", type=Path, help="default benchmarks/VARIANT_draw_rules.md")
+    parser.add_argument("--threads", type=int)
+    args = parser.parse_args(argv)
+    limits = [int(x) for x in args.limits.split(",")]
+    try:
+        table = TableFile.open(args.table)
+        for limit in limits:
+            solve(table.variant, args.table, draw_rules=limit, threads=args.threads,
+                  log=print)
+        report = args.report or Path("benchmarks") / f"{table.variant.name}_draw_rules.md"
+        command = shlex.join(["python", "benchmarks/bench_draw_rules.py",
+                              *(argv if argv is not None else sys.argv[1:])])
+        lines = [f"# {table.variant.name}: values under the move-limit draw rule", "",
+                 f"Produced by `{command}`. Machine: {machine()}.", "",
+                 "## Totals", "", *totals(table, limits), "", "## Start position", "",
+                 *start_values(args.table, limits), "", "## Moving-phase sectors", "",
+                 *sector_rows(table, limits), ""]
+        report.write_text("\n".join(lines))
+        print(f"wrote {report}")
+    except MorrisError as e:
+        raise SystemExit(f"error: {e}") from None
+
+
+if __name__ == "__main__":
+    main()
