@@ -15,7 +15,7 @@ from solver.values import Result, Value
 from solver.variants import Variant
 
 from .common import load_variant
-from .probe import db_option, open_tablebase
+from .probe import db_option, move_limit_option, open_tablebase
 
 
 def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
@@ -95,6 +95,9 @@ def describe(variant: Variant, value: Value) -> str:
     help="With --search: positions the transposition table holds at most (at most 21 "
     "bytes each); a table that fills up makes the search repeat work.",
 )
+@click.option("--draw-rules", is_flag=True,
+              help="The start's value under the move-limit draw rule too (docs/draw_rules.md).")
+@move_limit_option
 def value(
     variant: str,
     db: Path | None,
@@ -103,6 +106,8 @@ def value(
     distance: bool,
     cache_gib: float,
     tt_entries: int,
+    draw_rules: bool,
+    move_limit: int,
 ) -> None:
     """Print the value of VARIANT's start position for the first player (White): from
     the tables, with the length of the game under perfect play, or (--search) by a
@@ -110,6 +115,16 @@ def value(
     if distance and not search:
         raise click.UsageError("--distance goes with --search (the tables always hold it)")
     v = load_variant(variant)
+    if draw_rules:
+        if search:
+            raise click.UsageError("--draw-rules reads the tables; it does not go with --search")
+        rule = open_tablebase(v, db).rule_probe(Position.start(v), 0, move_limit)
+        facts = {"variant": v.name, **rule.value.as_dict(), "rule_result": rule.result.value,
+                 "rule_class": rule.rule_class, "move_limit": move_limit}
+        click.echo(json.dumps(facts) if as_json else
+                   f"{describe(v, rule.value)}; under the {move_limit}-ply rule: "
+                   f"{rule.result.value} ({rule.rule_class})")
+        return
     if not search:
         result = start_value_from_tables(v, db)
         facts = {"variant": v.name, **result.as_dict()}
