@@ -77,7 +77,7 @@ def main() -> None:
       morris probe six "W:a1,c1 B:e5 b h:4,5"      value and every move's value
 
     Variants: nine, nine-noflying, nine-nocapture-placement, nine-doublemill,
-    nine-diagonal, twelve, six, three. Positions are written
+    nine-diagonal, twelve, six, three, three-holes. Positions are written
     "W:<points> B:<points> <w|b> [h:<white in hand>,<black in hand>]" or as a
     space-separated move list from the start.
     """

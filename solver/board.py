@@ -195,16 +195,23 @@ _RINGS_16 = [_square(0, 4), _square(1, 3)]
 SIX_BOARD = _ring_board("six", 2, [_named(c) for c in _RINGS_16], _RINGS_16, False, False)
 
 
-def _three_board():
+def _three_board(name: str, diagonals: bool):
+    """The 3x3 board: rows and columns, and with ``diagonals`` both diagonals, are its
+    lines (each a mill, each point joined to the next along it)."""
     coords = [(x, y) for y in range(3) for x in range(3)]
     index = {c: i for i, c in enumerate(coords)}
     lines = [[(x, y) for x in range(3)] for y in range(3)]
     lines += [[(x, y) for y in range(3)] for x in range(3)]
-    lines += [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
+    if diagonals:
+        lines += [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
     mills = tuple(tuple(index[c] for c in line) for line in lines)
     edges = tuple((m[k], m[k + 1]) for m in mills for k in range(2))
-    return Board("three", tuple(_named(coords)), tuple(coords), edges, mills)
+    return Board(name, tuple(_named(coords)), tuple(coords), edges, mills)
 
 
-THREE_BOARD = _three_board()
-BOARDS = {b.name: b for b in (NINE_BOARD, DIAGONAL_BOARD, SIX_BOARD, THREE_BOARD)}
+THREE_BOARD = _three_board("three", diagonals=True)
+# Nine Holes' board: rows and columns only (Murray, A History of Board-Games other than
+# Chess, 1952, p. 39)
+ORTHOGONAL_THREE_BOARD = _three_board("three-orthogonal", diagonals=False)
+BOARDS = {b.name: b for b in (NINE_BOARD, DIAGONAL_BOARD, SIX_BOARD, THREE_BOARD,
+                              ORTHOGONAL_THREE_BOARD)}

@@ -54,6 +54,9 @@ VARIANTS: dict[str, Variant] = {
         Variant("twelve", "nine-diagonal", 12, full_board_draw=True),
         Variant("six", "six", 6),
         Variant("three", "three", 3, flying=False, line_wins=True),
+        # Nine Holes: three stones each, so a stone always flies (moves to any empty
+        # point); rows and columns are the lines
+        Variant("three-holes", "three-orthogonal", 3, flying=True, line_wins=True),
     )
 }
 
