@@ -47,3 +47,13 @@ def test_a_published_figure_the_tables_contradict_fails(table_paths):
     stats["draws"] += 1
     [check] = check_against_known(tb, wrong)
     assert not check.ok and check.found["draws"] == stats["draws"] - 1
+
+
+def test_nine_holes_is_the_published_draw(tmp_path):
+    from solver.generate import solve
+
+    path = tmp_path / "three-holes.h5"
+    solve("three-holes", path, show_progress=False, log=lambda s: None)
+    checks = check_against_known(Tablebase.open(path))
+    assert {c.what for c in checks} == {"start position value"}
+    assert all(c.ok for c in checks), [(c.found, c.expected) for c in checks]
