@@ -8,6 +8,7 @@ import copy
 
 import pytest
 
+from solver.generate import solve
 from solver.known import check_against_known, known_results
 from solver.probe import Tablebase
 
@@ -50,8 +51,6 @@ def test_a_published_figure_the_tables_contradict_fails(table_paths):
 
 
 def test_nine_holes_is_the_published_draw(tmp_path):
-    from solver.generate import solve
-
     path = tmp_path / "three-holes.h5"
     solve("three-holes", path, show_progress=False, log=lambda s: None)
     checks = check_against_known(Tablebase.open(path))
