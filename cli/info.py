@@ -58,6 +58,10 @@ def info_command(path, as_json, stats_file):
                f"toolkit {table.attrs.get('toolkit_version')}")
     click.echo(f"metric:    {table.attrs.get('metric')}")
     click.echo(f"sectors:   {len(sectors)}")
+    links = table.shared_sectors()
+    for target in sorted(set(links.values())):
+        count = sum(t == target for t in links.values())
+        click.echo(f"shared:    {count} sectors are those of {target} (linked)")
     header = f"{'sector':>12} {'positions':>14} {'wins':>13} {'draws':>13} {'losses':>13}"
     click.echo(header + f" {'max win':>8} {'max loss':>8} {'seconds':>8}")
     total = dict.fromkeys(("positions", "wins", "draws", "losses"), 0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
@@ -30,9 +32,16 @@ from .common import load_variant, parse_sector_option
     "--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
     help=f"With --draw-rules: moving plies without a capture that draw (1 to {MAX_LIMIT}).",
 )
+@click.option(
+    "--share-with", "share_with", multiple=True, type=click.Path(dir_okay=False, exists=True),
+    help="A table file of another variant whose moving-phase sectors with the same values "
+    "are linked, not solved again (repeatable; default: the other variants' files in the "
+    "output's folder).",
+)
+@click.option("--no-share", is_flag=True, help="Solve every sector here, sharing none.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, move_limit,
-                  quiet):
+                  share_with, no_share, quiet):
     """Solve VARIANT's sectors into a table file, smallest first.
 
     Moving-phase twins {a-b, b-a} come in increasing a+b, then the placement sectors
@@ -45,12 +54,14 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
       morris solve nine --max-stones 5         moving sectors 3-3 .. 5-5
       morris solve nine --sector 6-5           the 6-5/5-6 twin and what it needs
       morris solve six --draw-rules            then the values under the 100-ply rule
+      morris solve nine-nocapture-placement    links nine's moving phase from data/nine.h5
     """
     v = load_variant(variant)
     path = out or default_table_path(v)
     report = solve(
         v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
         threads=threads, draw_rules=move_limit if draw_rules else None,
+        share_with=[] if no_share else ([Path(p) for p in share_with] or None),
         show_progress=not quiet, log=click.echo,
     )
     if report.solved:

@@ -48,9 +48,10 @@ from .sectors import (
     solve_plan,
     successor_sector,
 )
+from .sharing import shared
 from .storage import SECTORS, TableFile, default_table_path, rule_layer
 from .values import MAX_PLIES
-from .variants import Variant, get_variant
+from .variants import VARIANTS, Variant, get_variant
 
 _CHUNK = 2048  # slots per parallel work item (a multiple of MARK_BLOCK)
 
@@ -82,6 +83,7 @@ class SolveReport:
     path: Path
     solved: list[GroupReport] = field(default_factory=list)
     skipped: int = 0
+    shared: int = 0  # sectors linked to another variant's file (``sharing``)
 
 
 def reset_peak_rss() -> None:
@@ -220,12 +222,16 @@ def solve(
     sector: Sector | None = None,
     threads: int | None = None,
     draw_rules: int | None = None,
+    share_with: list[Path] | None = None,
     show_progress: bool = True,
     log: Callable[[str], None] = print,
 ) -> SolveReport:
     """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming.
-    With ``draw_rules`` L, add the values under the draw rule of an L-ply move limit
-    (``drawrules``) for every sector of the selection already solved in the file."""
+    Moving-phase sectors that another variant's table file holds with the same values
+    (``sharing``) are linked instead of solved: those of ``share_with``, by default
+    the other variants' files in the folder of ``path`` (``[]``: none). With ``draw_rules`` L, add
+    the values under the draw rule of an L-ply move limit (``drawrules``) for every
+    sector of the selection already solved in the file."""
     variant = get_variant(variant)
     path = Path(path) if path is not None else default_table_path(variant)
     if draw_rules is not None:
@@ -255,8 +261,10 @@ def solve(
     if draw_rules is not None:
         plan = _solved_part(variant, path, plan, log)
     table = TableFile.create_or_open(path, variant)
-    done = table.sector_set(layer)
     report = SolveReport(path)
+    if draw_rules is None:
+        report.shared = _link_shared(variant, table, plan, share_with, log)
+    done = table.sector_set(layer)
     todo = [g for g in plan if not all(s in done for s in g)]
     report.skipped = len(plan) - len(todo)
     if not todo:
@@ -284,6 +292,41 @@ def solve(
             if show_progress:
                 overall.write(_summary(done))
     return report
+
+
+def _link_shared(
+    variant: Variant,
+    table: TableFile,
+    plan: list[tuple[Sector, ...]],
+    sources: list[Path] | None,
+    log: Callable[[str], None],
+) -> int:
+    """Link the moving-phase groups of ``plan`` not yet in ``table`` that a file of
+    ``sources`` (default: the other variants' files, ``VARIANT.h5``, in the folder of
+    ``table``) holds with the same values; returns the sectors linked."""
+    if sources is None:
+        folder, here = table.path.parent, table.path.resolve()
+        sources = [folder / f"{name}.h5" for name in VARIANTS if name != variant.name]
+        sources = [p for p in sources if p.exists() and p.resolve() != here]
+    have = table.sector_set()
+    linked = 0
+    for source_path in sources:
+        source = TableFile.open(source_path)
+        theirs = source.sector_set()
+        now = 0
+        for group in plan:
+            if not is_moving(group[0]) or all(s in have for s in group):
+                continue
+            if all(s in theirs and shared(variant, source.variant, s) for s in group):
+                for s in group:
+                    table.link_sector(s, source)
+                    have.add(s)
+                now += len(group)
+        if now:
+            log(f"{now} sectors shared with {source_path} ({source.variant.name}): linked, "
+                "not solved again")
+        linked += now
+    return linked
 
 
 def _solved_part(

@@ -21,6 +21,7 @@ import numpy as np
 
 from .errors import MorrisError
 from .sectors import Sector, parse_sector_key, sector_key, sector_name
+from .sharing import shared
 from .variants import Variant, get_variant
 
 FORMAT_VERSION = 1
@@ -95,6 +96,7 @@ class TableFile:
         self.variant = variant
         self.rules = rules
         self.attrs = attrs
+        self._sources: dict[Path, TableFile] = {}  # files of shared sectors, checked
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> TableFile:
@@ -150,13 +152,70 @@ class TableFile:
         return cls.open(path)
 
     def sectors(self, layer: str = SECTORS) -> dict[Sector, dict]:
-        """Every complete sector of a layer with its stored statistics."""
+        """Every complete sector of a layer with its stored statistics (a shared sector's
+        from the file it links to)."""
         with _h5(self.path, "r") as f:
+            found = {}
+            for name in f.get(layer, {}):
+                if not name.startswith(_TMP_PREFIX):
+                    sector = parse_sector_key(name)
+                    ds = self._dataset(f, layer, sector)
+                    found[sector] = {k: _plain(v) for k, v in ds.attrs.items()}
+            return found
+
+    def shared_sectors(self) -> dict[Sector, Path]:
+        """The sectors this file links to in other files (``sharing``), with the file."""
+        with _h5(self.path, "r") as f:
+            group = f[SECTORS]
             return {
-                parse_sector_key(name): {k: _plain(v) for k, v in ds.attrs.items()}
-                for name, ds in f.get(layer, {}).items()
-                if not name.startswith(_TMP_PREFIX)
+                parse_sector_key(name): self._link_target(link)
+                for name in group
+                if isinstance(link := group.get(name, getlink=True), h5py.ExternalLink)
             }
+
+    def link_sector(self, sector: Sector, source: TableFile) -> None:
+        """Make ``sector`` of this file the one of ``source``'s file (an external link,
+        its path relative to this file's folder); ``sharing.shared`` must hold."""
+        if not shared(self.variant, source.variant, sector):
+            raise TableError(
+                f"sector {sector_name(sector)} of {source.variant.name} does not have the "
+                f"values of {self.variant.name}'s: their rules differ on it"
+            )
+        target = os.path.relpath(source.path.resolve(), self.path.resolve().parent)
+        key = sector_key(sector)
+        with _h5(self.path, "a") as f:
+            group = f[SECTORS]
+            if key in group:
+                del group[key]
+            group[key] = h5py.ExternalLink(target, f"/{SECTORS}/{key}")
+
+    def _link_target(self, link: h5py.ExternalLink) -> Path:
+        return (self.path.parent / link.filename).resolve()
+
+    def _dataset(self, f: h5py.File, layer: str, sector: Sector) -> h5py.Dataset | None:
+        """The sector's dataset in the open file ``f``, following a link to a shared
+        sector's file; None if there is none. A link to a missing file, or to one whose
+        rules give the sector other values, is a ``TableError``."""
+        group = f.get(layer)
+        key = sector_key(sector)
+        if group is None or key not in group:
+            return None
+        link = group.get(key, getlink=True)
+        if not isinstance(link, h5py.ExternalLink):
+            return group[key]
+        target = self._link_target(link)
+        where = f"sector {sector_name(sector)} of {self.path} is shared with {target}"
+        if not target.exists():
+            raise TableError(f"{where}, which is missing")
+        source = self._sources.get(target)
+        if source is None:
+            source = self._sources[target] = TableFile.open(target)
+        if not shared(self.variant, source.variant, sector):
+            raise TableError(f"{where}, whose rules ({source.variant.name}) give it other values")
+        try:
+            return group[key]
+        except (KeyError, OSError) as e:
+            raise TableError(f"{where}, which cannot be read ({e})") from None
 
     def sector_set(self, layer: str = SECTORS) -> set[Sector]:
         """The complete sectors, without reading their statistics (``sectors`` reads
@@ -172,17 +231,17 @@ class TableFile:
 
     def has_sector(self, sector: Sector, layer: str = SECTORS) -> bool:
         with _h5(self.path, "r") as f:
-            return layer in f and sector_key(sector) in f[layer]
+            return self._dataset(f, layer, sector) is not None
 
     def read_sector(self, sector: Sector, layer: str = SECTORS) -> np.ndarray:
         """The sector's codes, checksum-verified; raises TableError if absent or damaged."""
-        key = sector_key(sector)
         try:
             with _h5(self.path, "r") as f:
-                if layer not in f or key not in f[layer]:
+                ds = self._dataset(f, layer, sector)
+                if ds is None:
                     raise TableError(f"{self.path} has no sector {sector_name(sector)}"
                                      + ("" if layer == SECTORS else f" in {layer}"))
-                return f[layer][key][...]
+                return ds[...]
         except OSError as e:
             raise TableError(
                 f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
@@ -192,7 +251,7 @@ class TableFile:
         """Slots per HDF5 chunk of a stored sector (the unit ``read_chunks`` reads), or
         None if the file has no such sector."""
         with _h5(self.path, "r") as f:
-            ds = f[layer].get(sector_key(sector)) if layer in f else None
+            ds = self._dataset(f, layer, sector)
             if ds is None:
                 return None
             return ds.chunks[0] if ds.chunks else max(1, ds.shape[0])
@@ -205,12 +264,11 @@ class TableFile:
         point probe into a sector of 600 million slots reads a few MB, not the whole
         sector. ``slots`` is the size the index gives the sector: a dataset of another
         size or type is reported as damaged."""
-        key = sector_key(sector)
         try:
             with _h5(self.path, "r") as f:
-                if layer not in f or key not in f[layer]:
+                ds = self._dataset(f, layer, sector)
+                if ds is None:
                     raise TableError(f"{self.path} has no sector {sector_name(sector)}")
-                ds = f[layer][key]
                 dtype = np.dtype(_layer_dtype(layer))
                 if ds.dtype != dtype or ds.shape != (slots,):
                     raise TableError(
