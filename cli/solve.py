@@ -39,9 +39,19 @@ from .common import load_variant, parse_sector_option
     "output's folder).",
 )
 @click.option("--no-share", is_flag=True, help="Solve every sector here, sharing none.")
+@click.option(
+    "--scheduler", metavar="ADDRESS",
+    help="Solve on this Dask distributed cluster (tcp://host:8786): each group a task, "
+    "independent groups at once; the workers must reach the table file at the same path.",
+)
+@click.option(
+    "--workers", type=click.IntRange(1), metavar="N",
+    help="Solve on a local Dask cluster of N worker processes (one thread each unless "
+    "--threads).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, move_limit,
-                  share_with, no_share, quiet):
+                  share_with, no_share, scheduler, workers, quiet):
     """Solve VARIANT's sectors into a table file, smallest first.
 
     Moving-phase twins {a-b, b-a} come in increasing a+b, then the placement sectors
@@ -58,12 +68,25 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
     """
     v = load_variant(variant)
     path = out or default_table_path(v)
-    report = solve(
-        v, path, phase=phase, max_stones=max_stones, sector=parse_sector_option(sector),
-        threads=threads, draw_rules=move_limit if draw_rules else None,
-        share_with=[] if no_share else ([Path(p) for p in share_with] or None),
-        show_progress=not quiet, log=click.echo,
-    )
+    selection = {
+        "phase": phase, "max_stones": max_stones, "sector": parse_sector_option(sector),
+        "draw_rules": move_limit if draw_rules else None,
+        "share_with": [] if no_share else ([Path(p) for p in share_with] or None),
+    }
+    if scheduler and workers:
+        raise click.UsageError(
+            "give --scheduler (a running cluster) or --workers (a local one), not both"
+        )
+    if scheduler or workers:
+        from solver.cluster import solve_on_cluster
+
+        report = solve_on_cluster(
+            v, path, scheduler=scheduler, workers=workers, threads=threads or 1,
+            show_progress=not quiet, log=click.echo, **selection,
+        )
+    else:
+        report = solve(v, path, threads=threads, show_progress=not quiet, log=click.echo,
+                       **selection)
     if report.solved:
         positions = sum(g.positions for g in report.solved)
         seconds = sum(g.seconds for g in report.solved)

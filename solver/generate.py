@@ -213,6 +213,29 @@ def statistics(codes: np.ndarray) -> dict:
     }
 
 
+@dataclass
+class SolveJob:
+    """What a solve has left to do: the table file, the groups still missing in the
+    order they can be solved, and the layer they go to."""
+
+    variant: Variant
+    table: TableFile
+    todo: list[tuple[Sector, ...]]
+    slots: list[int]  # per group of ``todo``
+    draw_rules: int | None
+    report: SolveReport
+
+    @property
+    def layer(self) -> str:
+        return SECTORS if self.draw_rules is None else rule_layer(self.draw_rules)
+
+    def cache(self) -> SectorCache:
+        """A cache of only what the current group needs (in the rule game, the exits'
+        results: ``exit_view``)."""
+        prepare = None if self.draw_rules is None else exit_view
+        return SectorCache(self.table, budget=0, prepare=prepare, layer=self.layer)
+
+
 def solve(
     variant: Variant | str,
     path: str | Path | None = None,
@@ -229,9 +252,62 @@ def solve(
     """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming.
     Moving-phase sectors that another variant's table file holds with the same values
     (``sharing``) are linked instead of solved: those of ``share_with``, by default
-    the other variants' files in the folder of ``path`` (``[]``: none). With ``draw_rules`` L, add
-    the values under the draw rule of an L-ply move limit (``drawrules``) for every
-    sector of the selection already solved in the file."""
+    the other variants' files in the folder of ``path`` (``[]``: none). With
+    ``draw_rules`` L, add the values under the draw rule of an L-ply move limit
+    (``drawrules``) for every sector of the selection already solved in the file."""
+    set_threads(threads)
+    job = prepare_solve(variant, path, phase=phase, max_stones=max_stones, sector=sector,
+                        draw_rules=draw_rules, share_with=share_with, log=log)
+    if not job.todo:
+        return job.report
+    cache = job.cache()
+    # the whole run's bar: its rate is the average over the groups finished so far
+    # (smoothing=0), so its estimate of the time left is for the whole solve
+    overall = tqdm(
+        total=sum(job.slots), desc=f"{job.variant.name}, {len(job.todo)} groups", unit="pos",
+        unit_scale=True, smoothing=0, disable=not show_progress, position=0,
+        dynamic_ncols=True,
+    )
+    with overall:
+        for group, slots in zip(job.todo, job.slots, strict=True):
+            with tqdm(
+                total=slots, desc="+".join(sector_name(s) for s in group), unit="pos",
+                unit_scale=True, disable=not show_progress, leave=False, dynamic_ncols=True,
+                position=1,
+            ) as bar:
+                codes, attrs, done = solve_one_group(
+                    job.variant, job.table, group, cache, job.draw_rules, bar
+                )
+            commit(job.table, codes, attrs, job.layer)
+            job.report.solved.append(done)
+            overall.update(slots)
+            if show_progress:
+                overall.write(summary(done))
+    return job.report
+
+
+def set_threads(threads: int | None) -> None:
+    """Numba's threads for the kernels (None: all cores); a MorrisError beyond them."""
+    if threads is not None:
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
+        numba.set_num_threads(threads)
+
+
+def prepare_solve(
+    variant: Variant | str,
+    path: str | Path | None = None,
+    *,
+    phase: str = "all",
+    max_stones: int | None = None,
+    sector: Sector | None = None,
+    draw_rules: int | None = None,
+    share_with: list[Path] | None = None,
+    log: Callable[[str], None] = print,
+) -> SolveJob:
+    """Everything a solve does before solving (``solve``'s arguments): check the
+    selection, open or create the table file, link the shared sectors, and find the
+    groups left to solve."""
     variant = get_variant(variant)
     path = Path(path) if path is not None else default_table_path(variant)
     if draw_rules is not None:
@@ -241,10 +317,6 @@ def solve(
             raise MorrisError(str(e)) from None
     if phase not in ("moving", "placement", "all"):
         raise MorrisError(f"unknown phase {phase!r} (moving, placement or all)")
-    if threads is not None:
-        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-            raise MorrisError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}")
-        numba.set_num_threads(threads)
     if sector is not None and sector not in reachable_sectors(variant):
         raise MorrisError(f"{sector_name(sector)} is not a sector of {variant.name}")
     plan = solve_plan(variant, "moving" if phase == "moving" else "all", max_stones, sector)
@@ -257,41 +329,20 @@ def solve(
                 f"the placement phase needs the moving-phase tables; run "
                 f"'morris solve {variant.name} --phase moving' first"
             )
-    layer = SECTORS if draw_rules is None else rule_layer(draw_rules)
     if draw_rules is not None:
         plan = _solved_part(variant, path, plan, log)
     table = TableFile.create_or_open(path, variant)
     report = SolveReport(path)
     if draw_rules is None:
         report.shared = _link_shared(variant, table, plan, share_with, log)
-    done = table.sector_set(layer)
+    done = table.sector_set(SECTORS if draw_rules is None else rule_layer(draw_rules))
     todo = [g for g in plan if not all(s in done for s in g)]
     report.skipped = len(plan) - len(todo)
     if not todo:
         log(f"nothing to do: all {len(plan)} groups of this selection are already in {path}")
-        return report
     T = index_tables(variant.board, variant.stones)
-    # only what the current group needs; in the rule game, as the exits' results
-    prepare = None if draw_rules is None else exit_view
-    cache = SectorCache(table, budget=0, prepare=prepare, layer=layer)
-    group_slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
-    # the whole run's bar: its rate is the average over the groups finished so far
-    # (smoothing=0), so its estimate of the time left is for the whole solve
-    overall = tqdm(
-        total=sum(group_slots), desc=f"{variant.name}, {len(todo)} groups", unit="pos",
-        unit_scale=True, smoothing=0, disable=not show_progress, position=0,
-        dynamic_ncols=True,
-    )
-    with overall:
-        for group, slots in zip(todo, group_slots, strict=True):
-            done = _solve_and_commit(
-                variant, table, group, slots, cache, show_progress, draw_rules
-            )
-            report.solved.append(done)
-            overall.update(slots)
-            if show_progress:
-                overall.write(_summary(done))
-    return report
+    slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
+    return SolveJob(variant, table, todo, slots, draw_rules, report)
 
 
 def _link_shared(
@@ -347,7 +398,8 @@ def _solved_part(
     return [g for g in plan if g not in missing]
 
 
-def _summary(g: GroupReport) -> str:
+def summary(g: GroupReport) -> str:
+    """One line on a solved group, as the solve prints it."""
     return (
         f"{'+'.join(sector_name(s) for s in g.sectors)}: {g.positions:,} positions in "
         f"{g.seconds:,.1f} s ({g.positions_per_second:,.0f}/s), {g.levels} levels, "
@@ -355,44 +407,42 @@ def _summary(g: GroupReport) -> str:
     )
 
 
-def _solve_and_commit(
+def solve_one_group(
     variant: Variant,
     table: TableFile,
     group: tuple[Sector, ...],
-    slots: int,
     cache: SectorCache,
-    show_progress: bool,
     draw_rules: int | None = None,
-) -> GroupReport:
-    """Solve one group from the sectors it needs (``cache`` keeps those later groups
-    still need) and write its sectors to the file: the game's values, or with
-    ``draw_rules`` the values under that move limit."""
+    bar: tqdm | None = None,
+) -> tuple[dict[Sector, np.ndarray], dict[Sector, dict], GroupReport]:
+    """Solve one group from the sectors it needs (loaded through ``cache``, which keeps
+    those later groups still need): the codes to store per sector, their attributes,
+    and the group's report. The game's values, or with ``draw_rules`` the values under
+    that move limit."""
     exits = cache.load(dependencies(variant, group))
-    name = "+".join(sector_name(s) for s in group)
     reset_peak_rss()  # the group's peak includes the exit sectors just loaded
     start = time.perf_counter()
-    with tqdm(
-        total=slots, desc=name, unit="pos", unit_scale=True, disable=not show_progress,
-        leave=False, dynamic_ncols=True, position=1,
-    ) as bar:
-        solution = solve_group(
-            variant, group, exits, progress=bar.update,
-            level_callback=lambda c: bar.set_postfix_str(f"level {c - 1} plies"),
-            rule_limit=draw_rules,
-        )
+    solution = solve_group(
+        variant, group, exits, progress=bar.update if bar else None,
+        level_callback=(lambda c: bar.set_postfix_str(f"level {c - 1} plies")) if bar else None,
+        rule_limit=draw_rules,
+    )
     seconds = time.perf_counter() - start
     if draw_rules is None:
         codes = solution.codes
         stats = {s: statistics(codes[s]) for s in group}
-        layer = SECTORS
     else:
         codes = {s: to_bytes(solution.codes[s]) for s in group}
         stats = {s: rule_statistics(table.read_sector(s), codes[s]) for s in group}
-        layer = rule_layer(draw_rules)
     positions = sum(st["positions"] for st in stats.values())
+    slots = sum(len(codes[s]) for s in group)
     peak = peak_rss_bytes()
-    for s in group:
-        table.write_sector(
-            s, codes[s], {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak}, layer
-        )
-    return GroupReport(group, positions, slots, seconds, solution.levels, peak)
+    attrs = {s: {**stats[s], "solve_seconds": seconds, "peak_rss_bytes": peak} for s in group}
+    return codes, attrs, GroupReport(group, positions, slots, seconds, solution.levels, peak)
+
+
+def commit(table: TableFile, codes: dict[Sector, np.ndarray], attrs: dict[Sector, dict],
+           layer: str) -> None:
+    """Write a solved group's sectors to the file, each complete or absent."""
+    for s, sector_codes in codes.items():
+        table.write_sector(s, sector_codes, attrs[s], layer)
