@@ -148,6 +148,10 @@ def _run(job, client, threads: int, show_progress: bool, log) -> SolveReport:
             submit_ready()
             if not running and waiting:
                 raise MorrisError("no group can start: the sectors they need are missing")
+    for stale in scratch.glob("*.partial"):  # an attempt killed while writing its result
+        stale.unlink()
+    if not any(scratch.iterdir()):
+        scratch.rmdir()
     log(f"{len(job.report.solved)} groups solved on "
         f"{len(client.scheduler_info()['workers'])} workers")
     return job.report
