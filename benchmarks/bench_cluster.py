@@ -1,0 +1,129 @@
+"""The Dask cluster solve against the serial one, and what the dependencies between
+groups allow at best.
+
+    python benchmarks/bench_cluster.py critical-path data/nine.h5
+    python benchmarks/bench_cluster.py compare six --workers 2
+    python benchmarks/bench_cluster.py compare nine --phase placement --moving-from data/nine.h5
+
+``critical-path`` reads the group times a table file records (``solve_seconds``) and
+computes, per phase, their sum (the serial solve) and the longest chain of groups each
+needing the one before (no number of workers makes the phase faster than that chain,
+whose groups each stand alone).
+
+``compare`` solves the same selection serially (all threads) and on a local cluster of
+``--workers`` processes with one thread each, into scratch files, checks that the two
+files are identical code for code, and prints both wall times. For the placement phase
+both start from a copy of the moving-phase sectors of ``--moving-from``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_report
+
+from bench_report import hms  # noqa: E402
+
+from solver.cluster import solve_on_cluster  # noqa: E402
+from solver.generate import solve  # noqa: E402
+from solver.sectors import dependencies, is_moving, sector_name, solve_plan  # noqa: E402
+from solver.storage import TableFile  # noqa: E402
+
+
+def critical_path(path: Path) -> None:
+    table = TableFile.open(path)
+    stored = table.sectors()
+    variant = table.variant
+    plan = [g for g in solve_plan(variant, "all") if all(s in stored for s in g)]
+    seconds = {g: stored[g[0]]["solve_seconds"] for g in plan}
+    owner = {s: g for g in plan for s in g}
+    for phase, moving in (("moving", True), ("placement", False)):
+        groups = [g for g in plan if is_moving(g[0]) == moving]
+        if not groups:
+            continue
+        # the earliest each group can finish with as many workers as wanted, once the
+        # phase before is done, and the group before it on that chain
+        finish: dict[tuple, float] = {}
+        chain: dict[tuple, tuple | None] = {}
+        for g in groups:  # the plan is in dependency order
+            before = [owner[s] for s in dependencies(variant, g)
+                      if s in owner and is_moving(s) == moving]
+            first = max(before, key=lambda b: finish[b], default=None)
+            finish[g] = seconds[g] + (finish[first] if first else 0.0)
+            chain[g] = first
+        total = sum(seconds[g] for g in groups)
+        g = max(groups, key=lambda g: finish[g])
+        path_groups = []
+        while g is not None:
+            path_groups.append(g)
+            g = chain[g]
+        bound = finish[path_groups[0]]
+        print(f"{variant.name}, {phase} phase: {len(groups)} groups, {hms(total)} serial; "
+              f"the longest chain of dependent groups takes {hms(bound)} "
+              f"({total / bound:.2f}x at most from more workers):")
+        print("  " + " <- ".join(f"{'+'.join(sector_name(s) for s in g)} "
+                                 f"({seconds[g]:.0f} s)" for g in path_groups))
+
+
+def compare(variant: str, workers: int, phase: str, moving_from: Path | None) -> None:
+    quiet = {"show_progress": False, "log": lambda s: None}
+    with tempfile.TemporaryDirectory() as scratch:
+        serial, cluster = Path(scratch) / "serial.h5", Path(scratch) / "cluster.h5"
+        if moving_from is not None:  # the placement phase from the same moving sectors
+            _copy_moving(moving_from, serial)
+            _copy_moving(moving_from, cluster)
+        start = time.perf_counter()
+        solve(variant, serial, phase=phase, share_with=[], **quiet)
+        serial_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        solve_on_cluster(variant, cluster, workers=workers, phase=phase, share_with=[],
+                         **quiet)
+        cluster_seconds = time.perf_counter() - start
+        a, b = TableFile.open(serial), TableFile.open(cluster)
+        assert a.sector_set() == b.sector_set()
+        for s in a.sector_set():
+            if not np.array_equal(a.read_sector(s), b.read_sector(s)):
+                raise SystemExit(f"{sector_name(s)} differs between the two solves")
+        print(f"{variant} ({phase}): serial {serial_seconds:.1f} s, {workers} workers "
+              f"{cluster_seconds:.1f} s ({serial_seconds / cluster_seconds:.2f}x); "
+              f"{len(a.sector_set())} sectors identical")
+
+
+def _copy_moving(source: Path, target: Path) -> None:
+    with h5py.File(source, "r") as src, h5py.File(target, "w") as dst:
+        for k, v in src.attrs.items():
+            dst.attrs[k] = v
+        group = dst.create_group("sectors")
+        for name in src["sectors"]:
+            parts = name.split("_")
+            if parts[2] == parts[3] == "0":
+                src.copy(src["sectors"][name], group, name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    cp = sub.add_parser("critical-path")
+    cp.add_argument("table", type=Path)
+    cmp = sub.add_parser("compare")
+    cmp.add_argument("variant")
+    cmp.add_argument("--workers", type=int, default=2)
+    cmp.add_argument("--phase", default="all")
+    cmp.add_argument("--moving-from", type=Path)
+    args = parser.parse_args()
+    if args.step == "critical-path":
+        critical_path(args.table)
+    else:
+        compare(args.variant, args.workers, args.phase, args.moving_from)
+
+
+if __name__ == "__main__":
+    main()
