@@ -374,7 +374,7 @@ class Tablebase:
                     self._variant).resolve() else f" --out {self.path}"
                 raise MissingSectorError(
                     f"{self.path} holds no draw-rule values for the limit {limit}; run "
-                    f"'morris solve {self._variant.name} --draw-rules {limit}{out}'",
+                    f"'morris solve {self._variant.name} --draw-rules --move-limit {limit}{out}'",
                     None,
                 )
             reader = LayerReader(
@@ -511,7 +511,7 @@ class Tablebase:
                 sector,
             )
         if limit is not None:
-            command = f"morris solve {name} --draw-rules {limit}"
+            command = f"morris solve {name} --draw-rules --move-limit {limit}"
         elif is_moving(sector):
             command = f"morris solve {name} --sector {sector[0]}-{sector[1]}"
         else:

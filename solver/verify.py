@@ -511,7 +511,9 @@ def _verify_sector(
             move_scores(arrays[n], quiet and r == 0) if n is not None else nexts[r]
             for r, n in ((r, reached.get(r)) for r in range(3))
         )
-        codes = np.where(codes == RULE_PAD, PAD, codes).astype(np.uint16)
+        padded = codes == RULE_PAD
+        codes = codes.astype(np.uint16)
+        codes[padded] = PAD
     tally = np.zeros(6, dtype=np.int64)
     tally[4:] = -1
     size = len(codes)

@@ -6,9 +6,9 @@ index, no Numba, nothing of the rule tables' retrograde).
 The rule as docs/draw_rules.md states it: moving plies without a capture are counted,
 placement plies are not and a capture resets the count to 0; a ply that captures
 nothing and brings the count to the limit draws the game unless the opponent cannot
-move after it. Every capture-free run of the moving phase raises the count, every
-capture removes a stone and every placement empties a hand, so the states form no
-cycle and a memoized depth-first search ends.
+move after it (so a game that goes on at the limit is drawn). Every capture-free run
+of the moving phase raises the count, every capture removes a stone and every placement
+empties a hand, so the states form no cycle and a memoized depth-first search ends.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def _value(position: Position, count: int, limit: int) -> Result:
     end = terminal(position)
     if end is not None:
         return end.result
+    if count >= limit:  # the ply that brought the count here drew the game
+        return Result.DRAW
     placing = position.mover_hand > 0 or position.other_hand > 0
     best = Result.LOSS
     for move, after in successors(position):
