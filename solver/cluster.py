@@ -75,7 +75,7 @@ def solve_on_cluster(
     # a worker's memory is its groups' (up to ~12 GiB for Nine Men's Morris): no limit,
     # which would have Dask pause or restart a worker in the middle of a group
     with LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                      memory_limit=0, dashboard_address=None) as cluster, Client(cluster) as own:
+                      memory_limit=0, dashboard_address=":0") as cluster, Client(cluster) as own:
         return _run(job, own, threads, show_progress, log)
 
 

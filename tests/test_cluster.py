@@ -20,7 +20,7 @@ quiet = {"show_progress": False, "log": lambda s: None}
 
 def local_cluster() -> LocalCluster:
     return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0,
-                        dashboard_address=None)
+                        dashboard_address=":0")
 
 
 @pytest.fixture(scope="module")

@@ -160,12 +160,13 @@ def test_nine_late_placement(nine):
             mover = sum(1 << p for p in points[:W])
             other = sum(1 << p for p in points[W:])
             pos = Position.from_sides(v, mover, other, WF, BF, WF == BF)
-            sampled.append((nine.probe(pos).sort_key(), pos))
+            value = nine.probe(pos)
+            sampled.append((value.sort_key(), value.result, pos))
         sampled.sort(key=lambda item: item[0])
         # per result the first and the last by value: shortest and longest wins and losses
         ends = {}
-        for key, pos in sampled:
-            ends.setdefault(key[0], []).append(pos)
+        for _, result, pos in sampled:
+            ends.setdefault(result, []).append(pos)
         for group in ends.values():
             for pos in {group[0], group[-1]}:
                 expected = nine.probe(pos)
