@@ -92,25 +92,19 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool, draw_rule
     pos, count = load_counted_position(variant, position, draw_rules)
     tb = open_tablebase(pos.variant, db)
     if draw_rules:
-        rule_value = tb.rule_probe(pos, count, move_limit)
-        rule_moves = tb.rule_moves(pos, count, move_limit)
-        if as_json:
-            click.echo(json.dumps(rule_evaluation_json(rule_value, rule_moves)))
-            return
-        click.echo(pos.diagram())
-        click.echo()
-        click.echo(f"{pos.variant.name}: {pos} c:{count}")
-        echo_rule_evaluation(pos, rule_value, rule_moves)
-        return
-    value = tb.probe(pos)
-    moves = tb.moves(pos)
+        value, moves = tb.rule_probe(pos, count, move_limit), tb.rule_moves(pos, count, move_limit)
+        facts, title = rule_evaluation_json(value, moves), f"{pos} c:{count}"
+        show = echo_rule_evaluation
+    else:
+        value, moves = tb.probe(pos), tb.moves(pos)
+        facts, title, show = evaluation_json(value, moves), str(pos), echo_evaluation
     if as_json:
-        click.echo(json.dumps(evaluation_json(value, moves)))
+        click.echo(json.dumps(facts))
         return
     click.echo(pos.diagram())
     click.echo()
-    click.echo(f"{pos.variant.name}: {pos}")
-    echo_evaluation(pos, value, moves)
+    click.echo(f"{pos.variant.name}: {title}")
+    show(pos, value, moves)
 
 
 def echo_rule_evaluation(pos: Position, value: RuleValue, moves: list[RuleMoveValue]) -> None:
