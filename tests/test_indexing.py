@@ -126,18 +126,22 @@ def _canonical_in_stabilized_classes(T, W, B):
     return canonical, trivial
 
 
-def test_canonical_counts_of_all_nine_mens_moving_sectors_match_burnside():
-    """All 49 moving sectors 3-3 .. 9-9: slots of classes without symmetry are all
-    canonical; the others are enumerated. The sum must be the orbit count."""
+def test_canonical_counts_of_nine_mens_moving_sectors_match_burnside():
+    """The moving sectors with up to 12 stones on the board (3-3 .. 9-3, 16 s): slots of
+    classes without symmetry are all canonical, the others are enumerated, and the sum
+    must be the orbit count. (The larger ones take 65 s more; ``morris verify`` checks
+    every slot's padding of the real tables.) The orbits of all 49 sectors add up to the
+    8,904,593,601 positions of the moving phase."""
     board = BOARDS["nine"]
     T = index_tables(board, 9)
     total = 0
     for W in range(3, 10):
         for B in range(3, 10):
-            canonical, trivial = _canonical_in_stabilized_classes(T, W, B)
-            count = canonical + trivial * comb(24 - W, B)
-            assert count == burnside_orbits(board, W, B), (W, B)
-            total += count
+            orbits = burnside_orbits(board, W, B)
+            total += orbits
+            if W + B <= 12:
+                canonical, trivial = _canonical_in_stabilized_classes(T, W, B)
+                assert canonical + trivial * comb(24 - W, B) == orbits, (W, B)
     assert total == 8_904_593_601
 
 
