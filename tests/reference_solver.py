@@ -521,3 +521,97 @@ def python_moves(variant: Variant, sector: Sector, mover: int, other: int) -> li
         for o in sorted(victims):
             out.append(((o.bit_count(), w2, bf, wf2), o, m2))
     return out
+
+
+# --------------------------------------------------------------------------- move limit
+
+
+@dataclass
+class SectorRuleResults:
+    """Every position of one sector, sorted by (mover, other), with its result under the
+    draw rule of a move limit at each count: ``results[c]`` is 1 (win), 0 (draw) or -1
+    (loss) for the side to move at count ``c`` (0 to the limit; placement sectors have
+    count 0 only, their only row)."""
+
+    mover: np.ndarray
+    other: np.ndarray
+    results: np.ndarray  # int8, (counts, positions)
+
+
+def solve_rule_reference(variant: Variant, roots: list[Sector], limit: int
+                         ) -> dict[Sector, SectorRuleResults]:
+    """Every sector reachable from ``roots`` under the draw rule of ``limit`` moving
+    plies without a capture (docs/draw_rules.md), with the count an explicit part of the
+    state: for each count from ``limit - 1`` down to 0 a position's result is the best of
+    its captures (each worth its target's result at count 0, so sectors are solved in
+    the same order as the game's), its moves into positions that end the game, and its
+    quiet moves, each worth the successor's result at the next count, a draw once that
+    count reaches the limit. No distance, no retrograde levels: one pass per count."""
+    solver = _RuleReferenceSolver(variant, limit)
+    closure = solver.closure([tuple(r) for r in roots])
+    closure_set = set(closure)
+    for s in closure:
+        solver._ensure_solved(s, closure_set)
+    out = {}
+    for s in closure:
+        data = solver.sectors[s]
+        slot = solver._slot(s, data.mover, data.other)
+        rows = solver.results[s]
+        out[s] = SectorRuleResults(data.mover, data.other, rows[:, slot])
+    return out
+
+
+# a sector's stored values, read as exits by the sectors solved after it: its result at
+# count 0 as a game code (1 lost, 2 won, 0 drawn), so that ``_build_block`` folds
+# captures and moves into lost sectors exactly as it does for the game
+_RULE_CODES = np.array([LOSS_NOW, 0, 2], dtype=np.uint16)  # for results -1, 0, 1
+
+
+class _RuleReferenceSolver(_ReferenceSolver):
+    def __init__(self, variant: Variant, limit: int):
+        super().__init__(variant)
+        self.limit = limit
+        self.results: dict[Sector, np.ndarray] = {}  # per sector: (counts, slots) int8
+        self._group: tuple[Sector, ...] = ()
+
+    def _solve_group(self, group: tuple[Sector, ...]) -> None:
+        self._group = group
+        super()._solve_group(group)
+
+    def _retrograde(self, values: np.ndarray, blocks: list) -> None:
+        """Replaces the game's level-by-level analysis by the passes over the counts.
+        On entry ``values`` holds 1 for the group's terminal losses, 0 elsewhere, and
+        ``NEUTRAL`` in its last slot, the sentinel of the successor matrices."""
+        limit = self.limit
+        placing = any(s[2] or s[3] for s in self._group)
+        counts = 1 if placing else limit + 1
+        # a successor's result for its own side to move; the sentinel (no move) is worth
+        # 2 so that its negation never wins a maximum
+        fixed = np.where(values == LOSS_NOW, -1, 0).astype(np.int8)
+        fixed[-1] = 2
+        live = np.zeros(len(values), dtype=bool)
+        for slots, _, _ in blocks:
+            live[slots] = True
+        rows = np.repeat(fixed[None, :], counts, axis=0)
+        exit_results = [np.where(ex == 1, 1, np.where(ex == 0, 0, -1)).astype(np.int8)
+                        for _, _, ex in blocks]
+        # at the limit itself the game is over (drawn unless it ended): row ``limit``
+        # keeps the terminal results
+        for c in range(min(counts, limit) - 1, -1, -1):
+            succ = fixed.copy()
+            if c + 1 < min(counts, limit):
+                succ[live] = rows[c + 1][live]  # else: the quiet ply reaches the limit, a draw
+            for (slots, mat, _), best in zip(blocks, exit_results, strict=True):
+                result = best.copy()
+                step = max(1, 8_000_000 // max(1, mat.shape[0]))
+                for lo in range(0, len(slots), step):
+                    if mat.shape[0]:
+                        quiet = -succ[mat[:, lo : lo + step]].min(axis=0)
+                        result[lo : lo + step] = np.maximum(result[lo : lo + step], quiet)
+                rows[c][slots] = result
+        values[:-1] = _RULE_CODES[rows[0][:-1] + 1]
+        offset = 0
+        for s in self._group:
+            size = self.sectors[s].slots
+            self.results[s] = rows[:, offset : offset + size]
+            offset += size

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import reference_rules
 from click.testing import CliRunner
+from reference_solver import solve_rule_reference
 
 from cli.main import main
 from solver.drawrules import (
@@ -26,7 +27,7 @@ from solver.drawrules import (
 from solver.engine import Engine
 from solver.game import Game
 from solver.generate import solve
-from solver.indexing import index_tables, unrank
+from solver.indexing import canonical_indices, index_tables, unrank
 from solver.position import Position, split_count
 from solver.probe import Tablebase
 from solver.retrograde import NO_FRONTIER, frontier_of
@@ -34,6 +35,7 @@ from solver.rules import legal_moves, play, terminal
 from solver.sectors import sector_key
 from solver.storage import TableFile, rule_layer
 from solver.values import PAD, Result
+from solver.variants import VARIANTS
 from solver.verify import verify_table
 
 LIMITS = (6, 10, 20)
@@ -100,6 +102,62 @@ def cursed_wins(path, limit: int, count: int) -> list[Position]:
     return found
 
 
+def compare_with_reference(path, reference, limit: int) -> int:
+    """Every position the reference lists, at every count, against the rule codes of
+    the file (read through the canonical index); the positions compared."""
+    table = TableFile.open(path)
+    variant = table.variant
+    T = index_tables(variant.board, variant.stones)
+    checked = 0
+    for sector, ref in reference.items():
+        codes = table.read_sector(sector, rule_layer(limit)).astype(np.int64)
+        code = codes[canonical_indices(T, sector[0], sector[1], ref.mover, ref.other)]
+        placing = bool(sector[2] or sector[3])
+        for count, want in enumerate(ref.results):
+            within = (code != 0) & (placing or (code // 2 <= limit - count))
+            fast = np.where(within, np.where(code & 1, -1, 1), 0)
+            bad = np.flatnonzero(fast != want)
+            if len(bad):
+                i = bad[0]
+                pytest.fail(
+                    f"{variant.name} {sector} at count {count}, limit {limit}: {len(bad)} of "
+                    f"{len(code)} differ; first mover={variant.board.names(int(ref.mover[i]))}"
+                    f" other={variant.board.names(int(ref.other[i]))}: code {code[i]}, "
+                    f"reference {want[i]}")
+        checked += len(code)
+    return checked
+
+
+@pytest.mark.parametrize("limit", LIMITS)
+def test_six_up_to_four_stones_agrees_with_the_reference_everywhere(six, limit):
+    """Every position of Six Men's Morris' moving sectors up to 4 stones a side, at
+    every count, against the reference that carries the count in the state."""
+    roots = [(4, 4, 0, 0), (4, 3, 0, 0), (3, 4, 0, 0)]
+    reference = solve_rule_reference(VARIANTS["six"], roots, limit)
+    assert compare_with_reference(six, reference, limit) == 1_861_860
+
+
+def test_six_late_placement_agrees_with_the_reference(tmp_path):
+    """Placement sectors (count 0, captures while placing) and the moving sectors they
+    lead to."""
+    path = tmp_path / "six.h5"
+    roots = [(2, 4, 2, 1), (2, 3, 1, 1)]
+    for root in roots:
+        solve("six", path, sector=root, **QUIET)
+        solve("six", path, sector=root, draw_rules=10, **QUIET)
+    reference = solve_rule_reference(VARIANTS["six"], roots, 10)
+    assert any(s[2] for s in reference)
+    assert compare_with_reference(path, reference, 10) > 100_000
+
+
+def test_nine_three_against_three_agrees_with_the_reference_everywhere(table_paths, tmp_path):
+    path = tmp_path / "nine.h5"
+    shutil.copy(table_paths["nine"], path)  # the session's table: the 3-vs-3 sector
+    solve("nine", path, phase="moving", max_stones=3, draw_rules=10, **QUIET)
+    reference = solve_rule_reference(VARIANTS["nine"], [(3, 3, 0, 0)], 10)
+    assert compare_with_reference(path, reference, 10) == 2_691_920
+
+
 def test_the_frontier_of_each_level():
     assert [frontier_of(c, 0) for c in range(2, 7)] == [1, 2, 3, 4, 5]
     # the rule game: a win level reads the losses one code below, a loss level the wins
@@ -126,22 +184,6 @@ def test_codes_scores_and_classes():
             assert back == 0 or (back // 2 == code // 2 + 1 and back % 2 != code % 2)
     assert rule_class(4, 0) == "cursed-win" and rule_class(3, 0) == "blessed-loss"
     assert rule_class(0, 0) == "draw" and rule_class(4, 6) == "win" and rule_class(5, 7) == "loss"
-
-
-@pytest.mark.parametrize("limit", [2, 3])
-def test_six_three_against_three_agrees_with_the_reference(table_paths, tmp_path, limit):
-    """Six Men's Morris 3 against 3 (flying; every capture ends the game), at limits the
-    brute force can afford: every count of sampled positions."""
-    path = tmp_path / "six.h5"
-    solve("six", path, phase="moving", max_stones=3, **QUIET)
-    solve("six", path, phase="moving", max_stones=3, draw_rules=limit, **QUIET)
-    tb = Tablebase.open(path)
-    reference_rules.clear()
-    for pos in random_moving_positions("six", 12, seed=limit, max_stones=3):
-        for count in range(limit + 1):
-            want = reference_rules.rule_result(pos, count, limit)
-            assert tb.rule_probe(pos, count, limit).result is want, (str(pos), count, limit)
-    reference_rules.clear()
 
 
 def test_three_agrees_with_the_reference_placement_included(three):
@@ -219,22 +261,30 @@ def test_a_cursed_win_is_held_to_the_limit(six):
         assert not attacker_won, str(start)
 
 
-def test_the_engine_keeps_a_rule_win(six):
+@pytest.mark.parametrize("limit", [10, 100])
+@pytest.mark.parametrize("defender", ["random", "dtm-greedy"])
+def test_the_engine_keeps_a_rule_win(six, limit, defender):
+    """From positions won under the rule, the perfect engine wins the game played under
+    the draw rules (a repetition or the move limit would draw it) against a random
+    defender and against one that delays the loss as the game's tables do. At a limit of
+    10 most long wins are cursed, so the wins kept there are short only under the rule."""
     tb = Tablebase.open(six)
     positions = random_moving_positions("six", 80, seed=4, max_stones=4)
-    won = [p for p in positions if tb.rule_probe(p, 0, 100).result is Result.WIN][:6]
-    assert won
+    won = [p for p in positions if tb.rule_probe(p, 0, limit).result is Result.WIN][:6]
+    assert len(won) == 6
     rng = random.Random(1)
     for pos in won:
-        game = Game("six", pos, draw_rules=True)
+        game = Game("six", pos, draw_rules=True, move_limit=limit)
         engine = Engine(tb, "perfect", rng)
         assert engine.under_rules(game)
         winner = pos.white_to_move
         while game.outcome() is None:
             if game.position.white_to_move == winner:
                 game.play(engine.choose(game))
-            else:
+            elif defender == "random":
                 game.play(rng.choice(game.legal_moves()))
+            else:
+                game.play(tb.best_move(game.position))
         end = game.outcome()
         assert end.result is Result.LOSS and game.position.white_to_move != winner, end
 
