@@ -12,14 +12,14 @@ import click
 
 from solver.engine import STRENGTHS, Engine
 from solver.errors import MorrisError
-from solver.game import QUIET_MOVING_PLIES_DRAW, Game
+from solver.game import Game
 from solver.position import Position
 from solver.probe import Tablebase
 from solver.rules import phase
 from solver.values import Result
 
 from .common import load_variant
-from .probe import db_option, echo_evaluation, open_tablebase
+from .probe import db_option, echo_evaluation, move_limit_option, open_tablebase
 
 HELP = """Commands:
   d6, d6-d5, d6-d5xa1   play a move: place, move (slide or fly), and remove a stone
@@ -139,10 +139,11 @@ class Session:
 @click.option(
     "--draw-rules",
     is_flag=True,
-    help="Third repetition and 100 moving plies without capture are draws; the engine "
-    "plays by the values under that rule when the table file holds them "
-    "(morris solve VARIANT --draw-rules).",
+    help="Third repetition and --move-limit moving plies without capture are draws; the "
+    "engine plays by the values under that rule when the table file holds them "
+    "(morris solve VARIANT --draw-rules --move-limit N).",
 )
+@move_limit_option
 @click.option("--seed", type=int, default=None, help="Seed of the engine's random choices.")
 def play(
     variant: str,
@@ -151,13 +152,14 @@ def play(
     color: str,
     humans: bool,
     draw_rules: bool,
+    move_limit: int,
     seed: int | None,
 ) -> None:
     """Play VARIANT in the terminal against the engine (which reads the tables), or
     between two humans. Type moves in notation (d6, d6-d5, d6-d5xa1), '?' for the
     engine's evaluation, 'undo', 'help' or 'quit'."""
     v = load_variant(variant)
-    game = Game(v, draw_rules=draw_rules)
+    game = Game(v, draw_rules=draw_rules, move_limit=move_limit)
     if humans:
         session = Session(game, {True, False}, None, db)
     else:
@@ -165,8 +167,8 @@ def play(
         tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
         engine = Engine(tb, strength, random.Random(seed))
         if draw_rules and not engine.under_rules(game):
-            click.echo(f"note: {tb.path} holds no values under the {QUIET_MOVING_PLIES_DRAW}-ply "
-                       "rule, so the engine plays by the game's values")
+            click.echo(f"note: {tb.path} holds no values under the {move_limit}-ply rule, "
+                       "so the engine plays by the game's values")
         session = Session(game, {color == "white"}, engine, tb)
     click.echo(f"{v.name}: type a move, '?' to evaluate, 'help' or 'quit'.")
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from .game import QUIET_MOVING_PLIES_DRAW, Game
+from .game import Game
 from .probe import Tablebase
 from .rules import Move, play
 from .values import Result
@@ -45,7 +45,7 @@ class Engine:
 
     def under_rules(self, game: Game) -> bool:
         """Whether the engine plays ``game`` by the values under its move limit."""
-        return game.draw_rules and QUIET_MOVING_PLIES_DRAW in self.tb.rule_limits()
+        return game.draw_rules and game.move_limit in self.tb.rule_limits()
 
     def _choose_under_rule(self, game: Game) -> Move:
         """``perfect``: a best move under the rule, which when winning brings the deciding
@@ -53,7 +53,7 @@ class Engine:
         move keeping the result under the rule; when winning, one that repeats no
         position of the game (else the best)."""
         pos = game.position
-        moves = self.tb.rule_moves(pos, game.quiet_moving_plies(), QUIET_MOVING_PLIES_DRAW)
+        moves = self.tb.rule_moves(pos, game.quiet_moving_plies(), game.move_limit)
         if self.strength == "perfect":
             return moves[0].move
         best = moves[0].result

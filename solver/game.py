@@ -3,11 +3,13 @@
 The solver's values know only the rules of ``rules``. Real play often adds two house
 rules that depend on the history rather than the position; they live here, off by
 default: the third occurrence of a position (same side to move) is a draw, and so are
-100 consecutive moving-phase plies (slides or flies) without a capture.
+100 consecutive moving-phase plies (slides or flies) without a capture (the move limit;
+Malom's player uses 50).
 """
 
 from __future__ import annotations
 
+from .drawrules import DEFAULT_LIMIT, check_limit
 from .errors import IllegalMoveError, MorrisError
 from .position import Position
 from .rules import Move, Outcome, legal_moves, parse_move, play, terminal
@@ -15,14 +17,16 @@ from .values import Result
 from .variants import Variant, get_variant
 
 REPETITION_DRAW = 3  # occurrences of one position that draw the game
-QUIET_MOVING_PLIES_DRAW = 100  # moving-phase plies without a capture that draw the game
 
 
 class Game:
-    """A game from ``start`` (default: the variant's start position)."""
+    """A game from ``start`` (default: the variant's start position); with
+    ``draw_rules``, drawn at a third repetition and after ``move_limit`` moving plies
+    without a capture."""
 
     def __init__(
-        self, variant: Variant | str, start: Position | None = None, draw_rules: bool = False
+        self, variant: Variant | str, start: Position | None = None, draw_rules: bool = False,
+        move_limit: int = DEFAULT_LIMIT,
     ) -> None:
         self.variant = get_variant(variant)
         if start is not None and start.variant != self.variant:
@@ -31,6 +35,10 @@ class Game:
             )
         self.position = start if start is not None else Position.start(self.variant)
         self.draw_rules = draw_rules
+        try:
+            self.move_limit = check_limit(move_limit)
+        except ValueError as e:
+            raise MorrisError(str(e)) from None
         self.history: list[tuple[Position, Move]] = []  # (position before, move played)
 
     def outcome(self) -> Outcome | None:
@@ -42,8 +50,8 @@ class Game:
         seen = sum(before == self.position for before, _ in self.history) + 1
         if seen >= REPETITION_DRAW:
             return Outcome(Result.DRAW, "threefold repetition")
-        if self.quiet_moving_plies() >= QUIET_MOVING_PLIES_DRAW:
-            return Outcome(Result.DRAW, f"{QUIET_MOVING_PLIES_DRAW} moving plies without capture")
+        if self.quiet_moving_plies() >= self.move_limit:
+            return Outcome(Result.DRAW, f"{self.move_limit} moving plies without capture")
         return None
 
     def result(self) -> Result | None:

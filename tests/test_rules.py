@@ -202,6 +202,16 @@ def test_hundred_moving_plies_without_capture_draw():
     assert placing.quiet_moving_plies() == 0
 
 
+def test_another_move_limit():
+    game = Game("nine", position("W:a1,d7,g4 B:b2,f6,d3 w"), draw_rules=True, move_limit=4)
+    for move in ["a1-a4", "b2-b4", "a4-a1", "b4-b2"]:
+        assert game.outcome() is None
+        game.play(move)
+    assert game.outcome().reason == "4 moving plies without capture"
+    with pytest.raises(MorrisError, match="move limit"):
+        Game("nine", draw_rules=True, move_limit=0)
+
+
 def test_full_board_twelve_draw():
     white = "a1,a7,g7,g1,b4,f4,d6,d2,c3,e5,c5,e3"
     black = "a4,d7,g4,d1,b2,b6,f6,f2,c4,e4,d5,d3"

@@ -120,6 +120,8 @@ def test_the_draw_rules_show_their_counter(client):
     ruled = client.get("/api/game", params={**params, "draw_rules": "1"}).json()
     assert plain["quiet_plies_limit"] is None and ruled["quiet_plies_limit"] == 100
     assert ruled["quiet_plies"] == 1
+    short = client.get("/api/game", params={**params, "draw_rules": "1", "move_limit": "1"})
+    assert short.json()["over"]["reason"] == "1 moving plies without capture"
 
 
 @pytest.mark.parametrize("strength", ["perfect", "strong", "easy"])
@@ -142,6 +144,7 @@ def test_the_engine_plays_a_legal_move(client, tables, strength):
     ("/api/game", {"variant": "six", "moves": "a1 a1"}, 400, "move 2"),
     ("/api/game", {"variant": "six", "moves": "a1-a3"}, 400, "move 1"),
     ("/api/engine", {"variant": "six", "strength": "weak"}, 400, "unknown strength"),
+    ("/api/game", {"variant": "six", "draw_rules": "1", "move_limit": "0"}, 400, "move limit"),
     ("/api/probe", {"variant": "twelve", "position": ""}, 404, "no tables of twelve"),
     ("/api/probe", {"variant": "nine", "position": "W:a1,d1,g1,a4 B:b2,d2,f2 b"}, 404,
      "not in"),

@@ -29,9 +29,10 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from solver.drawrules import DEFAULT_LIMIT
 from solver.engine import STRENGTHS, Engine
 from solver.errors import MorrisError
-from solver.game import QUIET_MOVING_PLIES_DRAW, Game
+from solver.game import Game
 from solver.position import Position
 from solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
 from solver.rules import Move, phase
@@ -74,7 +75,7 @@ def create_app(tables: dict[str, Path]) -> Starlette:
         try:
             if _flag(request, "draw_rules"):
                 count = _int(request, "counter", 0)
-                limit = _int(request, "move_limit", QUIET_MOVING_PLIES_DRAW)
+                limit = _int(request, "move_limit", DEFAULT_LIMIT)
                 return JSONResponse(rule_evaluation_json(tb.rule_probe(position, count, limit),
                                               tb.rule_moves(position, count, limit)))
             return JSONResponse(evaluation_json(tb.probe(position), tb.moves(position)))
@@ -164,9 +165,14 @@ def _position(variant: Variant, text: str) -> Position:
 
 def _game(request: Request, variant: Variant) -> Game:
     """The game from ``start`` (default the empty board) through ``moves`` (notation,
-    separated by spaces), with the house draw rules if ``draw_rules`` is 1."""
+    separated by spaces), with the house draw rules if ``draw_rules`` is 1 (the move
+    limit ``move_limit``, default 100)."""
     start = _position(variant, request.query_params.get("start", ""))
-    played = Game(variant, start, draw_rules=_flag(request, "draw_rules"))
+    try:
+        played = Game(variant, start, draw_rules=_flag(request, "draw_rules"),
+                      move_limit=_int(request, "move_limit", DEFAULT_LIMIT))
+    except MorrisError as e:
+        raise BadRequest(str(e)) from None
     for number, text in enumerate(request.query_params.get("moves", "").split(), 1):
         try:
             played.play(text)
@@ -216,7 +222,7 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
         "phase": phase(pos),
         "over": None,
         "quiet_plies": played.quiet_moving_plies(),
-        "quiet_plies_limit": QUIET_MOVING_PLIES_DRAW if played.draw_rules else None,
+        "quiet_plies_limit": played.move_limit if played.draw_rules else None,
         "value": None,
         "value_error": None,
         "moves": [],
@@ -239,13 +245,14 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
     # under the move limit: the values of the rule at the game's count, where the file
     # holds them; the moves then come in the rule's order
     rules = {}
-    if played.draw_rules and tb is not None and QUIET_MOVING_PLIES_DRAW in tb.rule_limits():
-        count = min(played.quiet_moving_plies(), QUIET_MOVING_PLIES_DRAW)
+    limit = played.move_limit
+    if played.draw_rules and tb is not None and limit in tb.rule_limits():
+        count = min(played.quiet_moving_plies(), limit)
         try:
-            rule = tb.rule_probe(pos, count, QUIET_MOVING_PLIES_DRAW)
+            rule = tb.rule_probe(pos, count, limit)
             facts["rule_value"] = {"result": rule.result.value, "class": rule.rule_class,
                                    "plies_to_capture": rule.plies_to_capture}
-            rule_moves = tb.rule_moves(pos, count, QUIET_MOVING_PLIES_DRAW)
+            rule_moves = tb.rule_moves(pos, count, limit)
             rules = {mv.text: {"result": mv.result.value,
                                "plies_to_capture": mv.plies_to_capture} for mv in rule_moves}
             valued = {text: valued.get(text) for text in rules}  # the rule's order
