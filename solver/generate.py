@@ -43,10 +43,9 @@ from .sectors import (
     dependencies,
     is_moving,
     reachable_sectors,
-    removal_counts,
     sector_name,
     solve_plan,
-    successor_sector,
+    successors,
 )
 from .sharing import shared
 from .storage import SECTORS, TableFile, default_table_path, rule_layer
@@ -130,8 +129,7 @@ def solve_group(
         SI[i, :4] = s
         SI[i, IN_GROUP] = int(i < len(group))
     for i, s in enumerate(group):
-        for r in removal_counts(variant, s):
-            nxt = successor_sector(s, r)
+        for r, nxt in successors(variant, s).items():
             SI[i, TARGET0 + r] = TERMINAL if nxt is None else where[nxt]
         SI[i, PARTNER] = where[(s[1], s[0], 0, 0)] if is_moving(s) else i
     vals, trig, counts = List(), List(), List()

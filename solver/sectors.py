@@ -73,6 +73,10 @@ def successor_sector(s: Sector, removed: int) -> Sector | None:
 
 
 def successors(variant: Variant, s: Sector) -> dict[int, Sector | None]:
+    """The sectors the moves of ``s`` lead to, by stones removed (None: the move wins
+    at once). A sector that fills the board has no move at all, so none."""
+    if s[0] + s[1] >= variant.board.n:
+        return {}
     return {r: successor_sector(s, r) for r in removal_counts(variant, s)}
 
 

@@ -57,7 +57,7 @@ from .indexing import (
 from .movegen import RuleTables, rule_tables
 from .position import Position
 from .sector_cache import SectorCache
-from .sectors import Sector, is_moving, removal_counts, sector_name, successor_sector
+from .sectors import Sector, is_moving, sector_name, successors
 from .storage import SECTORS, STAT_KEYS, TableError, TableFile, rule_layer
 from .values import LOSS_SCORE, PAD, Value, code_of_score, move_score
 from .variants import Variant
@@ -482,7 +482,7 @@ def _verify_sector(
     start = time.perf_counter()
     result = SectorResult(sector)
     W, B, WF, BF = sector
-    reached = {r: successor_sector(sector, r) for r in removal_counts(variant, sector)}
+    reached = successors(variant, sector)
     missing = [n for n in reached.values() if n is not None and n not in stored]
     if missing:
         result.problems += [f"moves lead to {sector_name(n)}, not in the file" for n in missing]

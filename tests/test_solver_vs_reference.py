@@ -14,7 +14,7 @@ from solver.generate import solve
 from solver.indexing import canonical_indices, index_tables
 from solver.sectors import solve_plan
 from solver.storage import TableFile
-from solver.variants import VARIANTS
+from solver.variants import VARIANTS, Variant
 
 
 def _compare(variant, path, reference):
@@ -62,13 +62,36 @@ def test_six_mens_morris_late_placement_sectors_agree(tmp_path):
     assert _compare(variant, path, reference) > 100_000
 
 
-@pytest.mark.parametrize("name", ["nine-doublemill", "nine-noflying"])
+@pytest.mark.parametrize("name", ["nine-doublemill", "nine-noflying", "nine-diagonal"])
 def test_rule_variants_three_three_agree(tmp_path, name):
     variant = VARIANTS[name]
     path = tmp_path / f"{name}.h5"
     solve(variant, path, max_stones=3, phase="moving", show_progress=False, log=lambda s: None)
     reference = solve_reference(variant, [(3, 3, 0, 0)])
     assert _compare(variant, path, reference) == 2_691_920
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        VARIANTS["three-holes"],  # Nine Holes: every stone flies, no diagonal lines
+        # every rule flag on the 3x3 board with 5 stones a side, whole games: removal
+        # protection, double removals, no captures while placing, full-board draws
+        Variant("t-double", "three", 5, double_mill_removes=2),
+        Variant("t-quiet", "three", 5, flying=False, placement_captures=False),
+        Variant("t-fullboard", "three", 5, flying=False, full_board_draw=True),
+    ],
+    ids=lambda v: v.name,
+)
+def test_small_variants_whole_game_agree(tmp_path, variant):
+    path = tmp_path / f"{variant.name}.h5"
+    solve(variant, path, show_progress=False, log=lambda s: None)
+    reference = solve_reference(variant, [(0, 0, variant.stones, variant.stones)])
+    # the reference also solves sectors no game reaches (it allows a double removal with
+    # fewer than 5 stones): compare every sector of the plan
+    plan = {s for g in solve_plan(variant) for s in g}
+    assert plan <= set(reference)
+    assert _compare(variant, path, {s: reference[s] for s in plan}) > 1000
 
 
 def test_nine_mens_morris_three_three_agrees_and_matches_published_figures(
