@@ -1,10 +1,12 @@
 """The house-rule variants end to end, one after another: solve (moving and placement
 phases, sharing what another variant's file holds), verify every sector, the start
 position's value from the tables and, independently, by search over the placement
-phase from the moving-phase tables; a report of each run's time, memory and size.
+phase from the moving-phase tables; the per-sector statistics (``data/stats``); how
+many positions change their result against the standard game (``data/nine.h5``,
+``data/three.h5``); a report of each run's time, memory and size.
 
-    python benchmarks/bench_variants.py nine-noflying nine-doublemill \\
-        nine-nocapture-placement nine-diagonal
+    python benchmarks/bench_variants.py nine-nocapture-placement nine-noflying \\
+        nine-doublemill nine-diagonal three-holes
 
 Every step resumes: the solve from the table file, the rest from
 ``benchmarks/out/variants_state.json`` (a variant's verification sector by sector). The
@@ -15,6 +17,7 @@ else runs: its times are then upper bounds, and ``--note`` says so in the report
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import sys
@@ -23,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 
+import numpy as np  # noqa: E402
 from bench_report import GiB, hms, machine  # noqa: E402
 from bench_state import load_state, save_merged, verify_sectors  # noqa: E402
 
@@ -31,15 +35,26 @@ from solver.generate import solve  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import Tablebase  # noqa: E402
 from solver.search import search_start_value  # noqa: E402
+from solver.sectors import is_moving  # noqa: E402
+from solver.stats import table_statistics  # noqa: E402
 from solver.storage import TableFile, default_table_path  # noqa: E402
+from solver.values import PAD  # noqa: E402
 from solver.variants import get_variant  # noqa: E402
 
 STATE = Path("benchmarks/out/variants_state.json")
 REPORT = Path("benchmarks/variants_report.md")
+STATS = Path("data/stats")
+# the game each house rule changes, whose tables the comparison reads
+STANDARD = {"nine-noflying": "nine", "nine-doublemill": "nine",
+            "nine-nocapture-placement": "nine", "nine-diagonal": "nine",
+            "three-holes": "three"}
+_STEP = 1 << 24
+RESULTS = ("draw", "win", "loss")
 
 
 def run_variant(name: str, state: dict, threads: int | None) -> None:
-    """Solve, verify and value one variant, recording each result in ``state[name]``."""
+    """Solve, verify, value and compare one variant, recording each result in
+    ``state[name]``, and write its per-sector statistics to ``data/stats/NAME.json``."""
     variant = get_variant(name)
     path = default_table_path(variant)
     done = state.setdefault(name, {})
@@ -53,6 +68,8 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     table = TableFile.open(path)
     verified = done.setdefault("verify", {})
     verify_sectors(path, sorted(table.sector_set()), verified, save, threads)
+    STATS.mkdir(parents=True, exist_ok=True)
+    (STATS / f"{name}.json").write_text(json.dumps(table_statistics(table), indent=2) + "\n")
     if "value" not in done:
         done["value"] = str(Tablebase.open(path).probe(Position.start(variant)))
         save()
@@ -61,21 +78,89 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         done["search"] = {"value": str(found.value), "nodes": found.nodes,
                           "seconds": found.seconds}
         save()
+    standard = default_table_path(STANDARD[name])
+    if "changes" not in done and standard.exists():
+        done["changes"] = value_changes(TableFile.open(standard), table)
+        save()
+
+
+def _results(codes: np.ndarray) -> np.ndarray:
+    """0 draw, 1 win, 2 loss for the side to move; -1 for padding."""
+    c = codes.astype(np.int32)
+    return np.where(c == PAD, -1, np.where(c == 0, 0, np.where(c % 2 == 0, 1, 2)))
+
+
+def value_changes(standard: TableFile, table: TableFile) -> dict:
+    """Position by position, the sectors both files hold with their own values (not
+    linked from one to the other): how many positions of each phase change their result
+    from the standard game's, by (standard result, variant result). Only boards of the
+    same name share their slots' positions; other boards get ``{"board": ...}``."""
+    if standard.variant.board_name != table.variant.board_name:
+        return {"board": table.variant.board_name}
+    links = set(table.shared_sectors())
+    common = sorted((table.sector_set() & standard.sector_set()) - links)
+    out = {phase: {"sectors": 0, "positions": 0, "changed": 0, "by_change": {}}
+           for phase in ("moving", "placement")}
+    for sector in common:
+        row = out["moving" if is_moving(sector) else "placement"]
+        row["sectors"] += 1
+        before, after = standard.read_sector(sector), table.read_sector(sector)
+        for lo in range(0, len(before), _STEP):
+            a, b = _results(before[lo : lo + _STEP]), _results(after[lo : lo + _STEP])
+            real = a >= 0
+            row["positions"] += int(real.sum())
+            moved = real & (a != b)
+            row["changed"] += int(moved.sum())
+            pairs = np.bincount(a[moved] * 3 + b[moved], minlength=9)
+            for k in np.flatnonzero(pairs).tolist():
+                key = f"{RESULTS[k // 3]}->{RESULTS[k % 3]}"
+                row["by_change"][key] = row["by_change"].get(key, 0) + int(pairs[k])
+    return out
+
+
+def _totals(table: TableFile) -> dict:
+    sectors = table.sectors().values()
+    return {k: sum(st[k] for st in sectors) for k in ("positions", "wins", "draws", "losses")} | {
+        "longest_win": max(st["max_win_plies"] for st in sectors)}
+
+
+def _changes_text(name: str, changes: dict | None) -> str:
+    standard = STANDARD[name]
+    if changes is None:
+        return f"- **{name}**: not compared yet (needs `data/{standard}.h5`)."
+    if "board" in changes:
+        return (f"- **{name}**: another board ({changes['board']}) than {standard}'s, so no "
+                "position-by-position comparison; the value and counts above compare.")
+    parts = []
+    for phase, row in changes.items():
+        if not row["sectors"]:
+            continue
+        share = row["changed"] / row["positions"] if row["positions"] else 0.0
+        detail = ", ".join(f"{k} {v:,}" for k, v in sorted(row["by_change"].items()))
+        parts.append(f"{phase}: {row['changed']:,} of {row['positions']:,} positions "
+                     f"({share:.2%}) in {row['sectors']} sectors change their result"
+                     + (f" ({detail})" if detail else ""))
+    return f"- **{name}** against {standard}: " + ("; ".join(parts) or "nothing compared") + "."
 
 
 def report(names: list[str], state: dict, command: str, notes: list[str]) -> None:
-    lines = [
-        "# The house-rule variants, end to end", "",
-        f"Produced by `{command}`. Machine: {machine()}.", "",
-        "| variant | solve | peak RSS GiB | file GB | sectors (shared) | verified | "
-        "start (tables) | start (search) | search nodes, time |",
-        "|---|---:|---:|---:|---:|---|---|---|---|",
+    results = [
+        "| variant | start (tables) | start (search) | positions | wins | draws | losses "
+        "| longest win |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
     ]
+    runs = [
+        "| variant | solve | verified | peak RSS GiB | file GB | sectors (shared) "
+        "| search nodes, time |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    comparisons = []
     for name in names:
         done = state.get(name, {})
         path = default_table_path(name)
         if "solve" not in done or not path.exists():
-            lines.append(f"| {name} | not run | | | | | | | |")
+            results.append(f"| {name} | not run | | | | | | |")
+            runs.append(f"| {name} | not run | | | | | |")
             continue
         table = TableFile.open(path)
         sectors = table.sector_set()
@@ -85,16 +170,36 @@ def report(names: list[str], state: dict, command: str, notes: list[str]) -> Non
                    default=0)
         verified = done.get("verify", {})
         ok = sum(v["ok"] for v in verified.values())
-        solved = done["solve"]
         search = done.get("search")
-        lines.append(
-            f"| {name} | {hms(solved['seconds'])} | {peak / GiB:.2f} | "
-            f"{os.path.getsize(path) / 1e9:.3g} | {len(sectors)} "
-            f"({len(links)}) | {ok} of {len(sectors)} OK "
-            f"({hms(sum(v['seconds'] for v in verified.values()))}) | "
-            f"{done.get('value', '-')} | {search['value'] if search else '-'} | "
-            + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |")
-        )
+        t = _totals(table)
+        results.append(
+            f"| {name} | {done.get('value', '-')} | {search['value'] if search else '-'} | "
+            f"{t['positions']:,} | {t['wins']:,} | {t['draws']:,} | {t['losses']:,} | "
+            f"{t['longest_win']} |")
+        runs.append(
+            f"| {name} | {hms(done['solve']['seconds'])} | {ok} of {len(sectors)} OK "
+            f"({hms(sum(v['seconds'] for v in verified.values()))}) | {peak / GiB:.2f} | "
+            f"{os.path.getsize(path) / 1e9:.3g} | {len(sectors)} ({len(links)}) | "
+            + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
+        comparisons.append(_changes_text(name, done.get("changes")))
+    lines = [
+        "# The house-rule variants, end to end", "",
+        f"Produced by `{command}`. Machine: {machine()}.", "",
+        "Values are for the side to move at the start (White); positions are canonical "
+        "(symmetry-reduced), counted over every sector, wins/draws/losses for the side to "
+        "move; the longest win is in plies, over all sectors. Each variant's per-sector "
+        "statistics are in `data/stats/VARIANT.json`.", "",
+        "## Results", "", *results, "",
+        "## Runs", "",
+        "The solve's wall time (shared sectors are linked, not solved), the verifier's "
+        "time summed over its sectors, the largest peak RSS of one group's solve, the "
+        "file's size (links take no room), and the opening search's effort.", "",
+        *runs, "",
+        "## Against the standard game", "",
+        "Positions whose result for the side to move differs from the standard game's, "
+        "read slot by slot from both files in the sectors each holds with its own values.",
+        "", *comparisons,
+    ]
     if notes:
         lines += ["", "## Notes", "", *[line for note in notes for line in (note, "")]]
     REPORT.write_text("\n".join(lines) + "\n")

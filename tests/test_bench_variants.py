@@ -1,0 +1,71 @@
+"""benchmarks/bench_variants.py on small files: the comparison with the standard game
+counts exactly the positions whose result changes, and a whole run of Nine Holes writes
+the report and the statistics file."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.generate import solve
+from solver.stats import table_statistics
+from solver.storage import TableFile
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_variants.py"
+QUIET = {"show_progress": False, "log": lambda s: None}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_variants", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_variants"] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules["bench_variants"]
+
+
+def test_value_changes_counts_what_flying_changes(bench, table_paths, tmp_path):
+    nine = TableFile.open(table_paths["nine"])  # the session's 3-vs-3 sector
+    path = tmp_path / "nine-noflying.h5"
+    solve("nine-noflying", path, phase="moving", max_stones=3, **QUIET)
+    noflying = TableFile.open(path)
+    same = bench.value_changes(nine, nine)
+    assert same["moving"]["sectors"] == 1 and same["moving"]["changed"] == 0
+    changes = bench.value_changes(nine, noflying)["moving"]
+    a = nine.read_sector((3, 3, 0, 0)).astype(np.int64)
+    b = noflying.read_sector((3, 3, 0, 0)).astype(np.int64)
+    real = a != 0xFFFF
+
+    def result(c):
+        return np.where(c == 0, 0, np.where(c % 2 == 0, 1, 2))
+
+    assert changes["positions"] == int(real.sum())
+    assert changes["changed"] == int((real & (result(a) != result(b))).sum()) > 0
+    assert sum(changes["by_change"].values()) == changes["changed"]
+    # without flying, 3 against 3 is mostly blocked positions and slow games: many of the
+    # flying game's wins are draws there
+    assert changes["by_change"].get("win->draw", 0) > 0
+
+
+def test_a_whole_run_of_nine_holes(bench, table_paths, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    shutil.copy(table_paths["three"], tmp_path / "data" / "three.h5")
+    bench.main(["three-holes"])
+    state = json.loads((tmp_path / "benchmarks/out/variants_state.json").read_text())
+    done = state["three-holes"]
+    assert done["value"] == done["search"]["value"] == "draw"
+    assert all(v["ok"] for v in done["verify"].values()) and done["verify"]
+    assert done["changes"] == {"board": "three-orthogonal"}
+    stats = json.loads((tmp_path / "data/stats/three-holes.json").read_text())
+    assert stats == json.loads(json.dumps(table_statistics(TableFile.open(
+        tmp_path / "data/three-holes.h5"))))
+    report = (tmp_path / "benchmarks/variants_report.md").read_text()
+    assert "| three-holes | draw | draw |" in report and "another board" in report
