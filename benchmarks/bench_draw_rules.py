@@ -1,6 +1,6 @@
 """The values under the move-limit draw rule of a variant's tables, timed and counted.
 
-    python benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50
+    python benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50 --moving-only
     python benchmarks/bench_draw_rules.py data/six.h5 --limits 100,50,20 --report /tmp/six.md
 
 For each limit it runs ``solve(..., draw_rules=L)`` on every sector of the file (the
@@ -8,8 +8,10 @@ moving phase, and the placement phase where the file has it; resumable like any 
 then writes a Markdown report (default ``benchmarks/VARIANT_draw_rules.md``): per
 moving-phase sector the cursed wins, blessed losses and longest Z at each limit, the
 totals, the time the rule values took against the game's own solve of the same sectors
-(both as the files record them), and the start position's value under each limit when
-the placement phase is there.
+(both as the files record them), and the start position's value under each limit: by
+the search over the placement phase from the moving sectors' rule values, and from the
+placement sectors' own where the file holds them (``--moving-only`` leaves those out:
+for Nine Men's Morris they take a placement-phase solve per limit).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from solver.errors import MorrisError  # noqa: E402
 from solver.generate import solve  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import MissingSectorError, Tablebase  # noqa: E402
+from solver.search import search_value  # noqa: E402
 from solver.sectors import is_moving, sector_name  # noqa: E402
 from solver.storage import TableFile, rule_layer  # noqa: E402
 
@@ -79,17 +82,23 @@ def totals(table: TableFile, limits: list[int]) -> list[str]:
 
 
 def start_values(path: Path, limits: list[int]) -> list[str]:
+    """The start's value under each limit: from the placement phase's rule values where
+    the file holds them, and by the search over the placement phase from the moving
+    sectors' rule values (which needs no placement values at all)."""
     tb = Tablebase.open(path)
     start = Position.start(tb.variant)
     lines = []
     for limit in limits:
         try:
             value = tb.rule_probe(start, 0, limit)
+            tables = (f"**{value.result.value}** from the tables ({value.rule_class}; the "
+                      f"game: {value.value})")
         except MissingSectorError:
-            lines.append(f"* L = {limit}: the start needs the placement phase's rule values")
-            continue
-        lines.append(f"* L = {limit}: the start position is a **{value.result.value}** "
-                     f"under the rule ({value.rule_class}; the game: {value.value}).")
+            tables = "not in the tables (no placement rule values)"
+        found = search_value(tb, start, draw_rules=limit)
+        lines.append(f"* L = {limit}: the start position is {tables}; the search says "
+                     f"**{found.value.result.value}** ({found.nodes:,} nodes, "
+                     f"{found.seconds:.0f} s).")
     return lines
 
 
@@ -99,13 +108,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limits", default="100,50", help="comma-separated move limits")
     parser.add_argument("--report", type=Path, help="default benchmarks/VARIANT_draw_rules.md")
     parser.add_argument("--threads", type=int)
+    parser.add_argument("--moving-only", action="store_true",
+                        help="the moving phase's rule values only")
     args = parser.parse_args(argv)
     limits = [int(x) for x in args.limits.split(",")]
     try:
         table = TableFile.open(args.table)
         for limit in limits:
             solve(table.variant, args.table, draw_rules=limit, threads=args.threads,
-                  log=print)
+                  phase="moving" if args.moving_only else "all", log=print)
         report = args.report or Path("benchmarks") / f"{table.variant.name}_draw_rules.md"
         command = shlex.join(["python", "benchmarks/bench_draw_rules.py",
                               *(argv if argv is not None else sys.argv[1:])])

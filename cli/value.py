@@ -30,10 +30,12 @@ def start_value_by_search(
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     tt_entries: int = DEFAULT_TT_ENTRIES,
     metric: Metric = "wdl",
+    draw_rules: int | None = None,
 ) -> SearchResult:
     """The start position's value by alpha-beta over the placement phase, reading only
     the moving-phase tables (Gasser's route; an independent check of the tables'):
-    win, draw or loss, or with ``metric="dtm"`` also the distance."""
+    win, draw or loss, or with ``metric="dtm"`` also the distance; with ``draw_rules``
+    L, win, draw or loss under the L-ply rule, from the moving-phase values under it."""
     tb = open_tablebase(variant, db, cache_bytes)
     with tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
 
@@ -41,7 +43,8 @@ def start_value_by_search(
             bar.update(nodes - bar.n)
             bar.set_postfix_str(f"{tt_entries:,} positions in the transposition table")
 
-        return search_value(tb, metric=metric, max_tt_entries=tt_entries, progress=progress)
+        return search_value(tb, metric=metric, max_tt_entries=tt_entries, progress=progress,
+                            draw_rules=draw_rules)
 
 
 def describe(variant: Variant, value: Value) -> str:
@@ -96,7 +99,9 @@ def describe(variant: Variant, value: Value) -> str:
     "bytes each); a table that fills up makes the search repeat work.",
 )
 @click.option("--draw-rules", is_flag=True,
-              help="The start's value under the move-limit draw rule too (docs/draw_rules.md).")
+              help="The start's value under the move-limit draw rule too (docs/draw_rules.md); "
+              "with --search, win, draw or loss under the rule from the moving-phase values "
+              "under it.")
 @move_limit_option
 def value(
     variant: str,
@@ -115,9 +120,20 @@ def value(
     if distance and not search:
         raise click.UsageError("--distance goes with --search (the tables always hold it)")
     v = load_variant(variant)
+    if draw_rules and search:
+        if distance:
+            raise click.UsageError("--draw-rules --search proves win, draw or loss only, "
+                                   "without --distance")
+        found = start_value_by_search(v, db, int(cache_gib * 2**30), tt_entries,
+                                      draw_rules=move_limit)
+        facts = {"variant": v.name, "rule_result": found.value.result.value,
+                 "move_limit": move_limit, "nodes": found.nodes,
+                 "seconds": round(found.seconds, 3)}
+        click.echo(json.dumps(facts) if as_json else
+                   f"{v.name}: under the {move_limit}-ply rule: {found.value.result.value} "
+                   "for the first player (search)")
+        return
     if draw_rules:
-        if search:
-            raise click.UsageError("--draw-rules reads the tables; it does not go with --search")
         rule = open_tablebase(v, db).rule_probe(Position.start(v), 0, move_limit)
         facts = {"variant": v.name, **rule.value.as_dict(), "rule_result": rule.result.value,
                  "rule_class": rule.rule_class, "move_limit": move_limit}

@@ -78,6 +78,22 @@ def exit_view(sector, rule_codes: np.ndarray) -> np.ndarray:
     return out
 
 
+# a rule code's result at count 0 as a game code byte (1 lost, 2 won, 0 neither), padding
+# kept: the form ``probe.compact_codes`` gives the search's leaves
+_RESULT_BYTE = np.array([0] + [1 if c & 1 else 2 for c in range(1, RULE_PAD)] + [RULE_PAD],
+                        np.uint8)
+
+
+def result_bytes(rule_codes: np.ndarray) -> np.ndarray:
+    """A moving sector's rule codes as the leaves of the search over the placement
+    phase under the rule: the last placement leaves the count at 0, so a leaf is worth
+    its result at count 0, which a game code of 1 (lost) or 2 (won) or 0 stands for."""
+    out = np.empty(len(rule_codes), np.uint8)
+    for lo in range(0, len(rule_codes), _STEP):
+        out[lo : lo + _STEP] = _RESULT_BYTE[rule_codes[lo : lo + _STEP]]
+    return out
+
+
 def move_scores(codes: np.ndarray, quiet: bool) -> np.ndarray:
     """For the verifier: the score (``SCORE_DRAW``) of a move into each slot of a sector
     with rule codes ``codes``, for the side that plays it; ``PAD`` for padding. A quiet

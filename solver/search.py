@@ -49,6 +49,7 @@ from numba import njit
 from numba.typed import List
 
 from .bits import popcount, trailing_zeros
+from .drawrules import result_bytes
 from .indexing import canonical_index
 from .movegen import (
     MAX_MOVES,
@@ -63,7 +64,7 @@ from .probe import MissingSectorError, Tablebase, widen_codes
 from .probe_kernels import code_at
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_name, successors
-from .storage import TableFile, default_table_path
+from .storage import SECTORS, TableFile, default_table_path, rule_layer
 from .values import BIG, PAD, Result, Value, negamax_of_code
 
 Metric = Literal["wdl", "dtm"]
@@ -510,26 +511,39 @@ def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
     return {s for s in seen if is_moving(s)}
 
 
-def check_tables(tb: Tablebase, position: Position) -> None:
-    """Refuse before searching, naming the command that generates what is missing."""
-    missing = needed_moving_sectors(tb, position) - TableFile.open(tb.path).sector_set()
+def check_tables(tb: Tablebase, position: Position, draw_rules: int | None = None) -> None:
+    """Refuse before searching, naming the command that generates what is missing (the
+    game's moving-phase tables, or with ``draw_rules`` their values under that limit)."""
+    layer = SECTORS if draw_rules is None else rule_layer(draw_rules)
+    missing = needed_moving_sectors(tb, position) - TableFile.open(tb.path).sector_set(layer)
     if not missing:
         return
     first = min(missing)
     command = f"morris solve {tb.variant.name} --phase moving"
+    if draw_rules is not None:
+        command += f" --draw-rules --move-limit {draw_rules}"
     if tb.path.resolve() != default_table_path(tb.variant).resolve():
         command += f" --out {tb.path}"
+    what = "tables" if draw_rules is None else f"values under the {draw_rules}-ply rule"
     raise MissingSectorError(
-        f"the search needs the moving-phase tables ({len(missing)} sectors missing from "
+        f"the search needs the moving-phase {what} ({len(missing)} sectors missing from "
         f"{tb.path}, e.g. {sector_name(first)}): run '{command}'",
         first,
     )
 
 
-def _sector_codes(tb: Tablebase, position: Position, width: int) -> List:
+def _sector_codes(tb: Tablebase, position: Position, width: int,
+                  draw_rules: int | None = None) -> List:
     """Every moving sector the search may reach, by ``W * width + B`` (empty arrays for
-    the others), all of one dtype as a typed list needs."""
-    loaded = {s[:2]: tb.sector_codes(s) for s in sorted(needed_moving_sectors(tb, position))}
+    the others), all of one dtype as a typed list needs; with ``draw_rules``, each
+    position's result under that rule at count 0 (``drawrules.result_bytes``)."""
+    needed = sorted(needed_moving_sectors(tb, position))
+    if draw_rules is None:
+        loaded = {s[:2]: tb.sector_codes(s) for s in needed}
+    else:
+        table = TableFile.open(tb.path)
+        layer = rule_layer(draw_rules)
+        loaded = {s[:2]: result_bytes(table.read_sector(s, layer)) for s in needed}
     if any(codes.dtype != np.uint8 for codes in loaded.values()):
         loaded = {wb: widen_codes(codes) for wb, codes in loaded.items()}
     dtype = next(iter(loaded.values())).dtype if loaded else np.uint8
@@ -547,6 +561,7 @@ def search_value(
     progress_seconds: float = 1.0,
     order: int = DEFAULT_ORDER,
     etc_plies: int = DEFAULT_ETC_PLIES,
+    draw_rules: int | None = None,
 ) -> SearchResult:
     """The value of ``position`` (default: the start) for the side to move, by alpha-beta
     over the placement phase with the moving-phase tables of ``tb`` at the leaves: win,
@@ -562,15 +577,23 @@ def search_value(
     node. ``order`` (bits, see ``_rank``) and
     ``etc_plies`` (stones in both hands from which nodes look up all successors in the
     table first) tune the search; the defaults gave the fewest nodes
-    (``benchmarks/bench_search.py``)."""
+    (``benchmarks/bench_search.py``).
+
+    With ``draw_rules`` L the value is the one under the draw rule of an L-ply move
+    limit (``drawrules``; win, draw or loss only): placement plies do not count, so the
+    leaves, where the last stone has been placed, are worth their results at count 0,
+    read from the moving sectors' rule values; the placement phase is searched as
+    without the rule."""
     if metric not in ("wdl", "dtm"):
         raise ValueError(f"metric must be 'wdl' or 'dtm', not {metric!r}")
+    if draw_rules is not None and metric != "wdl":
+        raise ValueError("under the draw rule the search proves win, draw or loss only")
     wdl = metric == "wdl"
     variant = tb.variant
     if position is None:
         position = Position.start(variant)
     tb._check_variant(position)
-    check_tables(tb, position)
+    check_tables(tb, position, draw_rules)
     start = time.perf_counter()
     state = np.zeros(5, np.int64)
     end = terminal(position)
@@ -578,7 +601,7 @@ def search_value(
         plies = None if wdl or end.result is not Result.LOSS else 0
         return SearchResult(Value(end.result, plies), 0, time.perf_counter() - start, 0)
     width = variant.stones + 1
-    codes = _sector_codes(tb, position, width)
+    codes = _sector_codes(tb, position, width, draw_rules)
     load_seconds = time.perf_counter() - start
     tables = kernel_tables(variant)
     mover, other = position.mover, position.other

@@ -32,6 +32,7 @@ from solver.position import Position, split_count
 from solver.probe import Tablebase
 from solver.retrograde import NO_FRONTIER, frontier_of
 from solver.rules import legal_moves, play, terminal
+from solver.search import search_value
 from solver.sectors import sector_key
 from solver.storage import TableFile, rule_layer
 from solver.values import PAD, Result
@@ -315,3 +316,56 @@ def test_the_count_in_position_text():
     assert split_count("W:a1 B:b2 w") == ("W:a1 B:b2 w", None)
     with pytest.raises(ValueError):
         split_count("W:a1 B:b2 w c:x")
+
+
+@pytest.fixture(scope="module")
+def six_whole_rules(six_whole_path, tmp_path_factory):
+    """Six Men's Morris whole, with its rule values at a limit of 10, placement too."""
+    path = tmp_path_factory.mktemp("six-rules") / "six.h5"
+    shutil.copy(six_whole_path, path)
+    solve("six", path, draw_rules=10, **QUIET)
+    return path
+
+
+def test_the_search_under_the_rule_agrees_with_the_tables(six_whole_rules):
+    """The search over the placement phase, at its leaves the moving sectors' results at
+    count 0, against the placement sectors' rule values: from the start and from
+    random placement positions."""
+    tb = Tablebase.open(six_whole_rules)
+    rng = random.Random(5)
+    by_result = {Result.WIN: [], Result.DRAW: [Position.start("six")], Result.LOSS: [],
+                 "cursed": []}
+    for _ in range(3000):
+        pos = Position.start("six")
+        for _ in range(rng.randrange(1, 12)):
+            pos = play(pos, rng.choice(legal_moves(pos)))
+            if terminal(pos):
+                break
+        if not terminal(pos) and (pos.mover_hand or pos.other_hand):
+            rule = tb.rule_probe(pos, 0, 10)
+            # the draws the rule makes of won or lost games, apart: they tell the
+            # rule's leaves from the game's
+            cursed = rule.rule_class in ("cursed-win", "blessed-loss")
+            found = by_result["cursed" if cursed else rule.result]
+            if len(found) < 8:
+                found.append(pos)
+    assert all(by_result.values()), {r: len(p) for r, p in by_result.items()}
+    for want, positions in by_result.items():
+        for pos in positions:
+            result = search_value(tb, pos, draw_rules=10).value.result
+            assert result is (Result.DRAW if want == "cursed" else want), str(pos)
+
+
+def test_the_start_under_the_rule_by_search_on_the_command_line(six_whole_rules):
+    runner = CliRunner()
+    db = ["--db", str(six_whole_rules)]
+    tables = runner.invoke(main, ["value", "six", *db, "--draw-rules", "--move-limit", "10",
+                                  "--json"])
+    searched = runner.invoke(main, ["value", "six", *db, "--search", "--draw-rules",
+                                    "--move-limit", "10", "--json"])
+    assert tables.exit_code == 0 and searched.exit_code == 0, searched.output
+    assert json.loads(searched.output)["rule_result"] == json.loads(tables.output)["rule_result"]
+    missing = runner.invoke(main, ["value", "six", *db, "--search", "--draw-rules",
+                                   "--move-limit", "50"])
+    assert missing.exit_code != 0
+    assert "--draw-rules --move-limit 50" in missing.output and "Traceback" not in missing.output
