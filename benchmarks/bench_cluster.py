@@ -4,6 +4,7 @@ groups allow at best.
     python benchmarks/bench_cluster.py critical-path data/nine.h5
     python benchmarks/bench_cluster.py compare six --workers 2
     python benchmarks/bench_cluster.py compare nine --phase placement --moving-from data/nine.h5
+    python benchmarks/bench_cluster.py identical serial.h5 cluster.h5
 
 ``critical-path`` reads the group times a table file records (``solve_seconds``) and
 computes, per phase, their sum (the serial solve) and the longest chain of groups each
@@ -13,7 +14,10 @@ whose groups each stand alone).
 ``compare`` solves the same selection serially (all threads) and on a local cluster of
 ``--workers`` processes with one thread each, into scratch files, checks that the two
 files are identical code for code, and prints both wall times. For the placement phase
-both start from a copy of the moving-phase sectors of ``--moving-from``.
+both start from a copy of the moving-phase sectors of ``--moving-from``. A solve of hours
+is better timed as two runs of its own (``morris solve ... --out A`` and ``... --workers
+2 --out B``, each resumable, in parts across sessions); ``identical A B`` then checks the
+two files code for code, sector by sector.
 """
 
 from __future__ import annotations
@@ -87,14 +91,23 @@ def compare(variant: str, workers: int, phase: str, moving_from: Path | None) ->
         solve_on_cluster(variant, cluster, workers=workers, phase=phase, share_with=[],
                          **quiet)
         cluster_seconds = time.perf_counter() - start
-        a, b = TableFile.open(serial), TableFile.open(cluster)
-        assert a.sector_set() == b.sector_set()
-        for s in a.sector_set():
-            if not np.array_equal(a.read_sector(s), b.read_sector(s)):
-                raise SystemExit(f"{sector_name(s)} differs between the two solves")
+        count = identical(serial, cluster)
         print(f"{variant} ({phase}): serial {serial_seconds:.1f} s, {workers} workers "
               f"{cluster_seconds:.1f} s ({serial_seconds / cluster_seconds:.2f}x); "
-              f"{len(a.sector_set())} sectors identical")
+              f"{count} sectors identical")
+
+
+def identical(first: Path, second: Path) -> int:
+    """The number of sectors of two table files, which must hold the same sectors with
+    the same codes (else SystemExit naming the first difference)."""
+    a, b = TableFile.open(first), TableFile.open(second)
+    if a.sector_set() != b.sector_set():
+        only = sorted(a.sector_set() ^ b.sector_set())
+        raise SystemExit(f"the files hold other sectors, e.g. {sector_name(only[0])}")
+    for s in sorted(a.sector_set()):
+        if not np.array_equal(a.read_sector(s), b.read_sector(s)):
+            raise SystemExit(f"{sector_name(s)} differs between {first} and {second}")
+    return len(a.sector_set())
 
 
 def _copy_moving(source: Path, target: Path) -> None:
@@ -118,9 +131,14 @@ def main() -> None:
     cmp.add_argument("--workers", type=int, default=2)
     cmp.add_argument("--phase", default="all")
     cmp.add_argument("--moving-from", type=Path)
+    same = sub.add_parser("identical")
+    same.add_argument("first", type=Path)
+    same.add_argument("second", type=Path)
     args = parser.parse_args()
     if args.step == "critical-path":
         critical_path(args.table)
+    elif args.step == "identical":
+        print(f"{identical(args.first, args.second)} sectors identical")
     else:
         compare(args.variant, args.workers, args.phase, args.moving_from)
 
