@@ -165,10 +165,12 @@ def routes(table: TableFile, plies: list[int], samples: int, distance_plies: set
     already measured (skipped when they have as many samples), ``on_ply(ply, row)``
     records each new one. Returns the Markdown table and the disagreements."""
     variant = table.variant
-    # one Tablebase for both routes, its cache unbounded so that the search's
-    # moving-phase sectors stay loaded: the search reads only those, the table route
-    # reads the placement sectors (chunk-wise) and the moving ones
-    tables = searcher = Tablebase.open(table.path, cache_bytes=1 << 40)
+    # the search holds every moving sector (8.6 GiB for Nine Men's Morris: its cache
+    # unbounded so that they stay loaded between positions); the table route reads
+    # placement sectors within the default budget, so that the many it meets are not
+    # all kept whole beside them
+    searcher = Tablebase.open(table.path, cache_bytes=1 << 40)
+    tables = Tablebase.open(table.path)
     rows = dict(done or {})
     for ply in plies:
         if rows.get(str(ply), {}).get("positions") == samples:
