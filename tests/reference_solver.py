@@ -215,11 +215,16 @@ class _ReferenceSolver:
             return tuple(sorted((sector, twin)))
         return (sector,)
 
-    def solve(self, roots: list[Sector]) -> dict[Sector, SectorValues]:
+    def solve_closure(self, roots: list[Sector]) -> list[Sector]:
+        """Solve every sector reachable from ``roots``; returns them, sorted."""
         closure = self.closure(roots)
         closure_set = set(closure)
         for s in closure:
             self._ensure_solved(s, closure_set)
+        return closure
+
+    def solve(self, roots: list[Sector]) -> dict[Sector, SectorValues]:
+        closure = self.solve_closure(roots)
         result = {}
         for s in closure:
             data = self.sectors[s]
@@ -548,10 +553,7 @@ def solve_rule_reference(variant: Variant, roots: list[Sector], limit: int
     quiet moves, each worth the successor's result at the next count, a draw once that
     count reaches the limit. No distance, no retrograde levels: one pass per count."""
     solver = _RuleReferenceSolver(variant, limit)
-    closure = solver.closure([tuple(r) for r in roots])
-    closure_set = set(closure)
-    for s in closure:
-        solver._ensure_solved(s, closure_set)
+    closure = solver.solve_closure([tuple(r) for r in roots])
     out = {}
     for s in closure:
         data = solver.sectors[s]
