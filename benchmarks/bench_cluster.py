@@ -4,6 +4,8 @@ groups allow at best.
     python benchmarks/bench_cluster.py critical-path data/nine.h5
     python benchmarks/bench_cluster.py compare six --workers 2
     python benchmarks/bench_cluster.py compare nine --phase placement --moving-from data/nine.h5
+    python benchmarks/bench_cluster.py compare nine --phase placement --max-stones 7 \
+        --moving-from data/nine.h5
     python benchmarks/bench_cluster.py identical serial.h5 cluster.h5
 
 ``critical-path`` reads the group times a table file records (``solve_seconds``) and
@@ -11,7 +13,8 @@ computes, per phase, their sum (the serial solve) and the longest chain of group
 needing the one before (no number of workers makes the phase faster than that chain,
 whose groups each stand alone).
 
-``compare`` solves the same selection serially (all threads) and on a local cluster of
+``compare`` solves the same selection (``--phase``, ``--max-stones``: at most N stones a
+side, on the board and in hand) serially (all threads) and on a local cluster of
 ``--workers`` processes with one thread each, into scratch files, checks that the two
 files are identical code for code, and prints both wall times. For the placement phase
 both start from a copy of the moving-phase sectors of ``--moving-from``. A solve of hours
@@ -77,8 +80,9 @@ def critical_path(path: Path) -> None:
                                  f"({seconds[g]:.0f} s)" for g in path_groups))
 
 
-def compare(variant: str, workers: int, phase: str, moving_from: Path | None) -> None:
-    quiet = {"show_progress": False, "log": lambda s: None}
+def compare(variant: str, workers: int, phase: str, max_stones: int | None,
+            moving_from: Path | None) -> None:
+    quiet = {"show_progress": False, "log": lambda s: None, "max_stones": max_stones}
     with tempfile.TemporaryDirectory() as scratch:
         serial, cluster = Path(scratch) / "serial.h5", Path(scratch) / "cluster.h5"
         if moving_from is not None:  # the placement phase from the same moving sectors
@@ -92,7 +96,8 @@ def compare(variant: str, workers: int, phase: str, moving_from: Path | None) ->
                          **quiet)
         cluster_seconds = time.perf_counter() - start
         count = identical(serial, cluster)
-        print(f"{variant} ({phase}): serial {serial_seconds:.1f} s, {workers} workers "
+        selection = phase if max_stones is None else f"{phase}, at most {max_stones} stones a side"
+        print(f"{variant} ({selection}): serial {serial_seconds:.1f} s, {workers} workers "
               f"{cluster_seconds:.1f} s ({serial_seconds / cluster_seconds:.2f}x); "
               f"{count} sectors identical")
 
@@ -130,6 +135,7 @@ def main() -> None:
     cmp.add_argument("variant")
     cmp.add_argument("--workers", type=int, default=2)
     cmp.add_argument("--phase", default="all")
+    cmp.add_argument("--max-stones", type=int)
     cmp.add_argument("--moving-from", type=Path)
     same = sub.add_parser("identical")
     same.add_argument("first", type=Path)
@@ -140,7 +146,7 @@ def main() -> None:
     elif args.step == "identical":
         print(f"{identical(args.first, args.second)} sectors identical")
     else:
-        compare(args.variant, args.workers, args.phase, args.moving_from)
+        compare(args.variant, args.workers, args.phase, args.max_stones, args.moving_from)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Solving on a Dask cluster (solver/cluster.py): the same tables as the serial solve,
-code for code; resuming across modes; a worker killed mid-task loses nothing."""
+code for code (Six Men's Morris whole, Nine Men's Morris up to 5 stones a side); resuming
+across modes; a worker killed mid-task loses nothing."""
 
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def test_the_cluster_gives_the_serial_tables(client, six_whole_path, tmp_path):
     report = solve_on_cluster("six", path, client=client, **quiet)
     assert len(report.solved) > 10
     assert_same_tables(path, six_whole_path)
+
+
+def test_nine_up_to_five_stones_as_the_serial_solve(client, tmp_path):
+    """Moving twins up to 5-5 and the placement sectors within 5 stones a side: groups of
+    both phases, several independent at a time, each read from the others' results."""
+    serial, cluster = tmp_path / "serial.h5", tmp_path / "cluster.h5"
+    solve("nine", serial, max_stones=5, **quiet)
+    report = solve_on_cluster("nine", cluster, client=client, max_stones=5, **quiet)
+    stored = TableFile.open(serial).sector_set()
+    assert len(report.solved) == 28 and any(s[2] for s in stored)  # placement ones too
+    assert_same_tables(cluster, serial)
 
 
 def test_a_solve_resumes_across_modes(client, six_whole_path, tmp_path):
