@@ -116,6 +116,26 @@ def _run(job, client, threads: int, show_progress: bool, log) -> SolveReport:
                unit="pos", unit_scale=True, smoothing=0, disable=not show_progress,
                dynamic_ncols=True)
     finished = as_completed()
+    lost: list[str] = []  # the scheduler's word of workers that left with tasks running
+
+    def status() -> None:
+        again = f", {len(lost)} run again after a lost worker" if lost else ""
+        bar.set_postfix_str(f"{len(running)} running, {len(waiting)} waiting{again}")
+
+    def worker_removed(event) -> None:
+        """The scheduler's "remove-worker" event: say which tasks it had, which the
+        scheduler now runs elsewhere (called on the client's event-loop thread)."""
+        message = event[1]
+        if not isinstance(message, dict) or message.get("action") != "remove-worker":
+            return
+        tasks = sorted(str(k) for k in message.get("processing-tasks", ()))
+        if not tasks:
+            return
+        lost.extend(tasks)
+        note = (f"worker {message.get('worker')} lost while running "
+                f"{', '.join(tasks)}: run again on another worker")
+        bar.write(note) if show_progress else log(note)
+        status()
 
     def submit_ready() -> None:
         ready = [g for g in waiting if dependencies(variant, g) <= committed]
@@ -128,26 +148,30 @@ def _run(job, client, threads: int, show_progress: bool, log) -> SolveReport:
             running[future] = group
             finished.add(future)
             del waiting[group]
-        bar.set_postfix_str(f"{len(running)} running, {len(waiting)} waiting")
+        status()
 
-    with bar:
-        submit_ready()
-        if not running and waiting:
-            raise MorrisError("no group can start: the sectors they need are missing")
-        for future in finished:
-            group = running.pop(future)
-            result_path, attrs, report = future.result()
-            codes = _read_result(Path(result_path), group)
-            commit(table, codes, attrs, job.layer)
-            Path(result_path).unlink()
-            committed.update(group)
-            job.report.solved.append(report)
-            bar.update(report.slots)
-            if show_progress:
-                bar.write(summary(report))
+    client.subscribe_topic("all", worker_removed)
+    try:
+        with bar:
             submit_ready()
             if not running and waiting:
                 raise MorrisError("no group can start: the sectors they need are missing")
+            for future in finished:
+                group = running.pop(future)
+                result_path, attrs, report = future.result()
+                codes = _read_result(Path(result_path), group)
+                commit(table, codes, attrs, job.layer)
+                Path(result_path).unlink()
+                committed.update(group)
+                job.report.solved.append(report)
+                bar.update(report.slots)
+                if show_progress:
+                    bar.write(summary(report))
+                submit_ready()
+                if not running and waiting:
+                    raise MorrisError("no group can start: the sectors they need are missing")
+    finally:
+        client.unsubscribe_topic("all")
     for stale in scratch.glob("*.partial"):  # an attempt killed while writing its result
         stale.unlink()
     if not any(scratch.iterdir()):

@@ -85,10 +85,14 @@ class KillOnce(WorkerPlugin):
 def test_a_worker_killed_mid_task_loses_nothing(six_whole_path, tmp_path):
     path = tmp_path / "six.h5"
     marker = tmp_path / "killed"
+    said: list[str] = []
     with local_cluster() as cluster, Client(cluster) as c:
         c.register_plugin(KillOnce(str(marker)))
-        solve_on_cluster("six", path, client=c, phase="moving", **quiet)
+        solve_on_cluster("six", path, client=c, phase="moving", show_progress=False,
+                         log=said.append)
     assert marker.exists()  # a worker did die, and its task ran again elsewhere
+    lost = [line for line in said if " lost while running solve-" in line]
+    assert len(lost) == 1 and lost[0].endswith("run again on another worker"), said
     moving = {s for s in TableFile.open(six_whole_path).sector_set() if s[2] == s[3] == 0}
     assert_same_tables(path, six_whole_path, moving)
     assert not list((tmp_path / ".morris-scratch").glob("*"))  # nothing left behind
