@@ -11,7 +11,9 @@ totals, the time the rule values took against the game's own solve of the same s
 (both as the files record them), and the start position's value under each limit: by
 the search over the placement phase from the moving sectors' rule values, and from the
 placement sectors' own where the file holds them (``--moving-only`` leaves those out:
-for Nine Men's Morris they take a placement-phase solve per limit).
+for Nine Men's Morris they take a placement-phase solve per limit). ``--report-only``
+solves nothing and reports what the file holds: a run stopped half-way gives the
+sectors done so far, and the start's value once a limit covers every moving sector.
 """
 
 from __future__ import annotations
@@ -87,8 +89,15 @@ def start_values(path: Path, limits: list[int]) -> list[str]:
     sectors' rule values (which needs no placement values at all)."""
     tb = Tablebase.open(path)
     start = Position.start(tb.variant)
+    table = TableFile.open(path)
+    moving = {s for s in table.sector_set() if is_moving(s)}
     lines = []
     for limit in limits:
+        missing = moving - table.sector_set(rule_layer(limit))
+        if missing:
+            lines.append(f"* L = {limit}: not known yet, {len(missing)} of {len(moving)} "
+                         "moving sectors still lack their rule values.")
+            continue
         try:
             value = tb.rule_probe(start, 0, limit)
             tables = (f"**{value.result.value}** from the tables ({value.rule_class}; the "
@@ -110,11 +119,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int)
     parser.add_argument("--moving-only", action="store_true",
                         help="the moving phase's rule values only")
+    parser.add_argument("--report-only", action="store_true",
+                        help="solve nothing: report what the file holds")
     args = parser.parse_args(argv)
     limits = [int(x) for x in args.limits.split(",")]
     try:
         table = TableFile.open(args.table)
-        for limit in limits:
+        for limit in [] if args.report_only else limits:
             solve(table.variant, args.table, draw_rules=limit, threads=args.threads,
                   phase="moving" if args.moving_only else "all", log=print)
         report = args.report or Path("benchmarks") / f"{table.variant.name}_draw_rules.md"

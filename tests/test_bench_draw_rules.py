@@ -37,3 +37,24 @@ def test_report_on_six(six_whole_path, tmp_path):
     line = next(line for line in text.splitlines() if line.startswith("* L = 12: the start"))
     tables, searched = line.split("from the tables")[0], line.split("the search says")[1]
     assert tables.split("**")[1] == searched.split("**")[1]
+
+
+def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
+    from solver.generate import solve
+
+    path = tmp_path / "six.h5"
+    shutil.copy(six_whole_path, path)
+    solve("six", path, draw_rules=12, phase="moving", max_stones=3, show_progress=False,
+          log=lambda s: None)  # the 3-3 sector only
+    report = tmp_path / "six.md"
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        _bench().main([str(path), "--limits", "12", "--report", str(report), "--report-only"])
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    text = report.read_text()
+    moving = [s for s in TableFile.open(path).sector_set() if not (s[2] or s[3])]
+    assert TableFile.open(path).sector_set(rule_layer(12)) == {(3, 3, 0, 0)}
+    assert f"{len(moving) - 1} of {len(moving)} moving sectors still lack" in text
+    assert "* L = 12, moving phase, 1 sectors:" in text
+    assert text.count("| - | - | - |") == len(moving) - 1
