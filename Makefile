@@ -2,7 +2,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install test solve bench bench-nine lint clean
+.PHONY: install test solve bench bench-nine bench-placement lint clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -27,6 +27,18 @@ bench: install
 
 bench-nine: install
 	$(PY) benchmarks/bench_nine.py
+
+# Nine Men's Morris from the empty board, every step resumable (about 9 hours on 2 cores):
+# both phases, the placement sectors verified, the two routes compared, probes timed, the
+# report and the published statistics written
+bench-placement: install
+	$(VENV)/bin/morris solve nine
+	$(PY) benchmarks/bench_placement.py verify data/nine.h5
+	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 12-17 --samples 1700 --distance-plies 14-17
+	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 1-11 --samples 2
+	$(PY) benchmarks/bench_placement.py probe data/nine.h5
+	$(PY) benchmarks/bench_placement.py report data/nine.h5
+	$(VENV)/bin/morris info data/nine.h5 --json > data/stats/nine.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

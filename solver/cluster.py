@@ -24,17 +24,16 @@ import h5py
 import numpy as np
 from tqdm import tqdm
 
-from .drawrules import exit_view
 from .errors import MorrisError
 from .generate import (
     SolveReport,
     commit,
+    exit_cache,
     prepare_solve,
     set_threads,
     solve_one_group,
     summary,
 )
-from .sector_cache import SectorCache
 from .sectors import Sector, dependencies, sector_key, sector_name
 from .storage import TableFile
 from .variants import Variant
@@ -79,15 +78,14 @@ def solve_on_cluster(
         return _run(job, own, threads, show_progress, log)
 
 
-def solve_task(variant: Variant, table_path: str, layer: str, group: tuple[Sector, ...],
+def solve_task(variant: Variant, table_path: str, group: tuple[Sector, ...],
                draw_rules: int | None, threads: int, scratch: str) -> tuple[str, dict, object]:
     """On a worker: solve one group from the sectors it needs, read from the table file,
     and leave the codes in a new file in ``scratch``; returns its path, the sectors'
     attributes and the group's report. Nothing here writes the table file."""
     set_threads(threads)
     table = TableFile.open(table_path)
-    prepare = None if draw_rules is None else exit_view  # as ``SolveJob.cache``
-    cache = SectorCache(table, budget=0, layer=layer, prepare=prepare)
+    cache = exit_cache(table, draw_rules)
     codes, attrs, report = solve_one_group(variant, table, group, cache, draw_rules)
     out = Path(scratch) / f"{uuid.uuid4().hex}.h5"
     partial = out.with_suffix(".partial")
@@ -141,7 +139,7 @@ def _run(job, client, threads: int, show_progress: bool, log) -> SolveReport:
         ready = [g for g in waiting if dependencies(variant, g) <= committed]
         for group in sorted(ready, key=lambda g: -waiting[g]):  # the largest first
             future = client.submit(
-                solve_task, variant, str(table.path.resolve()), job.layer, group,
+                solve_task, variant, str(table.path.resolve()), group,
                 job.draw_rules, threads, str(scratch), pure=False,
                 key=f"solve-{'+'.join(sector_name(s) for s in group)}-{uuid.uuid4().hex[:8]}",
             )

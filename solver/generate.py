@@ -225,13 +225,22 @@ class SolveJob:
 
     @property
     def layer(self) -> str:
-        return SECTORS if self.draw_rules is None else rule_layer(self.draw_rules)
+        return solve_layer(self.draw_rules)
 
     def cache(self) -> SectorCache:
-        """A cache of only what the current group needs (in the rule game, the exits'
-        results: ``exit_view``)."""
-        prepare = None if self.draw_rules is None else exit_view
-        return SectorCache(self.table, budget=0, prepare=prepare, layer=self.layer)
+        return exit_cache(self.table, self.draw_rules)
+
+
+def solve_layer(draw_rules: int | None) -> str:
+    """The layer a solve writes: the game's sectors, or the rule values of a limit."""
+    return SECTORS if draw_rules is None else rule_layer(draw_rules)
+
+
+def exit_cache(table: TableFile, draw_rules: int | None) -> SectorCache:
+    """A cache of only what the group being solved needs: its exit sectors' codes (in
+    the rule game, their results: ``exit_view``)."""
+    prepare = None if draw_rules is None else exit_view
+    return SectorCache(table, budget=0, prepare=prepare, layer=solve_layer(draw_rules))
 
 
 def solve(
