@@ -14,6 +14,9 @@ placement sectors' own where the file holds them (``--moving-only`` leaves those
 for Nine Men's Morris they take a placement-phase solve per limit). ``--report-only``
 solves nothing and reports what the file holds: a run stopped half-way gives the
 sectors done so far, and the start's value once a limit covers every moving sector.
+``--verify`` then re-derives every sector's rule values with the verifier's own code
+(``morris verify --draw-rules``), sector by sector, each verdict kept in
+``benchmarks/out/VARIANT_draw_rules_state.json`` so that a re-run skips those verified.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_report
 
 from bench_report import hms, machine  # noqa: E402
+from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
 from solver.generate import solve  # noqa: E402
@@ -111,6 +115,34 @@ def start_values(path: Path, limits: list[int]) -> list[str]:
     return lines
 
 
+def verify(path: Path, limits: list[int], state_file: Path, threads: int | None) -> None:
+    """Every sector's rule values at each limit through the verifier, resumably."""
+    table = TableFile.open(path)
+    state = load_state(state_file, {"variant": table.variant.name})
+    check_table_identity(state, path)
+    for limit in limits:
+        done = state.setdefault("verify", {}).setdefault(f"L{limit}", {})
+        verify_sectors(path, sorted(table.sector_set(rule_layer(limit))), done,
+                       lambda: save_merged(state_file, state, "verify"), threads, draw_rules=limit)
+
+
+def verification(table: TableFile, limits: list[int], state_file: Path) -> list[str]:
+    """What the recorded verification says, a line per limit."""
+    recorded = load_state(state_file, {"variant": table.variant.name}).get("verify", {})
+    lines = []
+    for limit in limits:
+        sectors = table.sector_set(rule_layer(limit))
+        done = recorded.get(f"L{limit}", {})
+        ok = [v for v in done.values() if v["ok"]]
+        failed = len(done) - len(ok)
+        lines.append(
+            f"* L = {limit}: {len(ok)} of {len(sectors)} sectors re-derived OK by `morris "
+            f"verify --draw-rules` ({sum(v['positions'] for v in ok):,} positions, "
+            f"{hms(sum(v['seconds'] for v in ok))})"
+            + (f"; **{failed} FAILED**" if failed else "") + ".")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("table", type=Path)
@@ -121,6 +153,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the moving phase's rule values only")
     parser.add_argument("--report-only", action="store_true",
                         help="solve nothing: report what the file holds")
+    parser.add_argument("--verify", action="store_true",
+                        help="verify every sector's rule values (resumable) before the report")
     args = parser.parse_args(argv)
     limits = [int(x) for x in args.limits.split(",")]
     try:
@@ -129,12 +163,16 @@ def main(argv: list[str] | None = None) -> None:
             solve(table.variant, args.table, draw_rules=limit, threads=args.threads,
                   phase="moving" if args.moving_only else "all", log=print)
         report = args.report or Path("benchmarks") / f"{table.variant.name}_draw_rules.md"
+        state_file = report.parent / "out" / f"{report.stem}_state.json"
+        if args.verify:
+            verify(args.table, limits, state_file, args.threads)
         command = shlex.join(["python", "benchmarks/bench_draw_rules.py",
                               *(argv if argv is not None else sys.argv[1:])])
         lines = [f"# {table.variant.name}: values under the move-limit draw rule", "",
                  f"Produced by `{command}`. Machine: {machine()}.", "",
                  "## Totals", "", *totals(table, limits), "", "## Start position", "",
-                 *start_values(args.table, limits), "", "## Moving-phase sectors", "",
+                 *start_values(args.table, limits), "", "## Verification", "",
+                 *verification(table, limits, state_file), "", "## Moving-phase sectors", "",
                  *sector_rows(table, limits), ""]
         report.write_text("\n".join(lines))
         print(f"wrote {report}")

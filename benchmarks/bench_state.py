@@ -93,16 +93,18 @@ def toolkit_commit() -> str:
 
 
 def verify_sectors(table: Path, sectors: list[Sector], done: dict, save: Callable[[], None],
-                   threads: int | None) -> None:
-    """Verify ``sectors`` one at a time in the verifier's order, recording each verdict
-    in ``done`` (by sector key) and saving at once; those verified OK before are skipped,
-    and the first that fails stops the run with its mismatches."""
+                   threads: int | None, draw_rules: int | None = None) -> None:
+    """Verify ``sectors`` one at a time in the verifier's order (with ``draw_rules`` L,
+    their values under that move limit), recording each verdict in ``done`` (by sector
+    key) and saving at once; those verified OK before are skipped, and the first that
+    fails stops the run with its mismatches."""
     todo = [s for s in sorted(sectors, key=verification_order)
             if not done.get(sector_key(s), {}).get("ok")]
     if len(todo) < len(sectors):
         print(f"verify: {len(sectors) - len(todo)} sectors already verified OK, skipped")
     for s in todo:
-        r = verify_table(table, sector=s, progress=True, threads=threads).sectors[0]
+        r = verify_table(table, sector=s, progress=True, threads=threads,
+                         draw_rules=draw_rules).sectors[0]
         done[sector_key(s)] = {"ok": r.ok, "positions": r.positions, "seconds": r.seconds,
                                "mismatch_count": r.mismatch_count}
         save()

@@ -58,7 +58,7 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     variant = get_variant(name)
     path = default_table_path(variant)
     done = state.setdefault(name, {})
-    save = lambda: save_merged(STATE, state)  # noqa: E731
+    save = lambda: save_merged(STATE, state, name)  # noqa: E731 (this variant's entry is ours)
     if "solve" not in done:
         start = time.perf_counter()
         report = solve(variant, path, threads=threads)
