@@ -28,7 +28,7 @@ bench: install
 bench-nine: install
 	$(PY) benchmarks/bench_nine.py
 
-# Nine Men's Morris from the empty board, every step resumable (about 9 hours on 2 cores):
+# Nine Men's Morris from the empty board, every step resumable (hours: benchmarks/README.md):
 # both phases, the placement sectors verified, the two routes compared, probes timed, the
 # report and the published statistics written
 bench-placement: install
