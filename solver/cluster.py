@@ -132,7 +132,10 @@ def _run(job, client, threads: int, show_progress: bool, log) -> SolveReport:
         lost.extend(tasks)
         note = (f"worker {message.get('worker')} lost while running "
                 f"{', '.join(tasks)}: run again on another worker")
-        bar.write(note) if show_progress else log(note)
+        if show_progress:
+            bar.write(note)
+        else:
+            log(note)
         status()
 
     def submit_ready() -> None:
