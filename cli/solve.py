@@ -16,7 +16,8 @@ from .common import load_variant, parse_sector_option
 @click.command("solve")
 @click.argument("variant")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Table file [data/VARIANT.h5].")
-@click.option("--max-stones", type=click.IntRange(3, 12), help="At most N stones a side on board.")
+@click.option("--max-stones", type=click.IntRange(3, 12),
+              help="At most N stones a side, on the board and in hand.")
 @click.option("--sector", help="Solve this sector (W-B or W-B-WF-BF) and what it needs first.")
 @click.option(
     "--phase", type=click.Choice(["moving", "placement", "all"]), default="all", show_default=True,
@@ -61,7 +62,7 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
     \b
     Examples:
       morris solve three                       the whole game, seconds
-      morris solve nine --max-stones 5         moving sectors 3-3 .. 5-5
+      morris solve nine --max-stones 5         sectors of at most 5 stones a side
       morris solve nine --sector 6-5           the 6-5/5-6 twin and what it needs
       morris solve six --draw-rules            then the values under the 100-ply rule
       morris solve nine-nocapture-placement    links nine's moving phase from data/nine.h5
