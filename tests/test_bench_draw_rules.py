@@ -14,23 +14,24 @@ from solver.storage import TableFile, rule_layer
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_draw_rules.py"
 
 
-def _bench():
+def report_of(path: Path, *options: str) -> str:
+    """The report ``bench_draw_rules.py PATH --limits 12 OPTIONS`` writes (beside PATH)."""
     spec = importlib.util.spec_from_file_location("bench_draw_rules", SCRIPT)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    report = path.with_suffix(".md")
+    sys.path.insert(0, str(SCRIPT.parent))  # its sibling bench_report
+    try:
+        spec.loader.exec_module(module)
+        module.main([str(path), "--limits", "12", "--report", str(report), *options])
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return report.read_text()
 
 
 def test_report_on_six(six_whole_path, tmp_path):
     path = tmp_path / "six.h5"
     shutil.copy(six_whole_path, path)
-    report = tmp_path / "six.md"
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        _bench().main([str(path), "--limits", "12", "--report", str(report), "--verify"])
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
-    text = report.read_text()
+    text = report_of(path, "--verify")
     rules = TableFile.open(path).sectors(rule_layer(12))
     assert f"* L = 12: {len(rules)} of {len(rules)} sectors re-derived OK" in text
     cursed = sum(st["cursed_wins"] for s, st in rules.items() if not (s[2] or s[3]))
@@ -48,13 +49,7 @@ def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
     shutil.copy(six_whole_path, path)
     solve("six", path, draw_rules=12, phase="moving", max_stones=3, show_progress=False,
           log=lambda s: None)  # the 3-3 sector only
-    report = tmp_path / "six.md"
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        _bench().main([str(path), "--limits", "12", "--report", str(report), "--report-only"])
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
-    text = report.read_text()
+    text = report_of(path, "--report-only")
     moving = [s for s in TableFile.open(path).sector_set() if not (s[2] or s[3])]
     assert TableFile.open(path).sector_set(rule_layer(12)) == {(3, 3, 0, 0)}
     assert f"{len(moving) - 1} of {len(moving)} moving sectors still lack" in text
