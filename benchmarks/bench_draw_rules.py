@@ -128,7 +128,11 @@ def verify(path: Path, limits: list[int], state_file: Path, threads: int | None)
 
 def verification(table: TableFile, limits: list[int], state_file: Path) -> list[str]:
     """What the recorded verification says, a line per limit."""
-    recorded = load_state(state_file, {"variant": table.variant.name}).get("verify", {})
+    state = load_state(state_file, {"variant": table.variant.name})
+    if state.get("table_created", "") not in ("", str(table.attrs["created"])):
+        return [f"* The verification in {state_file} is of an earlier file: run `--verify` "
+                "again."]
+    recorded = state.get("verify", {})
     lines = []
     for limit in limits:
         sectors = table.sector_set(rule_layer(limit))
