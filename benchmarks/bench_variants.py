@@ -82,8 +82,10 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         save()
     standard = default_table_path(STANDARD[name])
     if "changes" not in done and standard.exists():
-        done["changes"] = value_changes(TableFile.open(standard), table)
-        save()
+        changes = value_changes(TableFile.open(standard), table)
+        if changes is not None:
+            done["changes"] = changes
+            save()
 
 
 def _results(codes: np.ndarray) -> np.ndarray:
@@ -92,15 +94,18 @@ def _results(codes: np.ndarray) -> np.ndarray:
     return np.where(c == PAD, -1, np.where(c == 0, 0, np.where(c % 2 == 0, 1, 2)))
 
 
-def value_changes(standard: TableFile, table: TableFile) -> dict:
-    """Position by position, the sectors both files hold with their own values (not
-    linked from one to the other): how many positions of each phase change their result
-    from the standard game's, by (standard result, variant result). Only boards of the
-    same name share their slots' positions; other boards get ``{"board": ...}``."""
+def value_changes(standard: TableFile, table: TableFile) -> dict | None:
+    """Position by position, the sectors ``table`` holds with its own values (not linked
+    from ``standard``): how many positions of each phase change their result from the
+    standard game's, by (standard result, variant result). Only boards of the same name
+    share their slots' positions; other boards get ``{"board": ...}``. None while the
+    standard file lacks one of those sectors (its placement phase not solved yet, say):
+    a partial comparison would be recorded as the whole one."""
     if standard.variant.board_name != table.variant.board_name:
         return {"board": table.variant.board_name}
-    links = set(table.shared_sectors())
-    common = sorted((table.sector_set() & standard.sector_set()) - links)
+    common = sorted(table.sector_set() - set(table.shared_sectors()))
+    if not set(common) <= standard.sector_set():
+        return None
     out = {phase: {"sectors": 0, "positions": 0, "changed": 0, "by_change": {}}
            for phase in ("moving", "placement")}
     for sector in common:
@@ -129,7 +134,8 @@ def _totals(table: TableFile) -> dict:
 def _changes_text(name: str, changes: dict | None) -> str:
     standard = STANDARD[name]
     if changes is None:
-        return f"- **{name}**: not compared yet (needs `data/{standard}.h5`)."
+        return (f"- **{name}**: not compared yet (needs every sector it has in "
+                f"`data/{standard}.h5`).")
     if "board" in changes:
         return (f"- **{name}**: another board ({changes['board']}) than {standard}'s, so no "
                 "position-by-position comparison; the value and counts above compare.")

@@ -54,6 +54,13 @@ def test_value_changes_counts_what_flying_changes(bench, table_paths, tmp_path):
     assert changes["by_change"].get("win->draw", 0) > 0
 
 
+def test_no_comparison_while_the_standard_file_lacks_a_sector(bench, table_paths, tmp_path):
+    # the standard file holds 3-3 only: comparing 4-3 and 4-4 must wait, not count nothing
+    path = tmp_path / "nine-noflying.h5"
+    solve("nine-noflying", path, phase="moving", max_stones=4, **QUIET)
+    assert bench.value_changes(TableFile.open(table_paths["nine"]), TableFile.open(path)) is None
+
+
 def test_a_whole_run_of_nine_holes(bench, table_paths, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data").mkdir()
