@@ -10,6 +10,7 @@ from solver.sectors import sector_name
 from solver.stats import (
     RULE_STAT_KEYS,
     compare_statistics,
+    held_part,
     load_statistics,
     table_statistics,
 )
@@ -37,14 +38,20 @@ def info_command(path, as_json, stats_file):
     table = TableFile.open(path)
     sectors = table.sectors()
     if stats_file is not None:
-        problems = compare_statistics(load_statistics(stats_file), table_statistics(table))
-    if stats_file is not None:
+        expected, actual = load_statistics(stats_file), table_statistics(table)
+        problems = compare_statistics(expected, actual)
         if problems:
             for line in problems[:20]:
                 click.echo(line)
+            held = held_part(expected, actual)
+            if len(held["sectors"]) < len(expected["sectors"]) and not compare_statistics(
+                held, actual
+            ):
+                click.echo(f"the {len(held['sectors'])} sectors it holds agree")
             more = " (first 20 shown)" if len(problems) > 20 else ""
+            plural = "s" if len(problems) > 1 else ""
             raise click.ClickException(
-                f"{path} does not match {stats_file}: {len(problems)} differences{more}"
+                f"{path} does not match {stats_file}: {len(problems)} difference{plural}{more}"
             )
         click.echo(f"{path} matches {stats_file}: all {len(sectors)} sectors agree")
         return

@@ -88,6 +88,13 @@ def compare_statistics(expected: dict, actual: dict) -> list[str]:
     return problems
 
 
+def held_part(expected: dict, actual: dict) -> dict:
+    """``expected`` restricted to the sectors ``actual`` holds: what a table file that is
+    not complete yet (a solve in progress, a ``--max-stones`` solve) is checked on."""
+    held = {key: st for key, st in expected["sectors"].items() if key in actual["sectors"]}
+    return {**expected, "sectors": held}
+
+
 def _differences(want: dict, have: dict, keys: tuple[str, ...], where: str) -> list[str]:
     """The statistics of the sectors ``want`` and ``have`` both list that differ."""
     return [

@@ -51,6 +51,23 @@ def test_an_incomplete_file_does_not_match(table_paths):
     )
     assert result.exit_code == 1
     assert "sectors missing" in result.output
+    # what it holds agrees: said, so that a solve in progress can be checked
+    moving = len(TableFile.open(table_paths["six"]).sectors())
+    assert f"the {moving} sectors it holds agree" in result.output
+    assert ": 1 difference" in result.output.splitlines()[-1]
+
+
+def test_an_incomplete_file_with_a_wrong_sector_does_not_agree(table_paths, tmp_path):
+    stats = json.loads((STATS / "six.json").read_text())
+    stats["sectors"]["4_4_0_0"]["draws"] += 1
+    changed = tmp_path / "six.json"
+    changed.write_text(json.dumps(stats))
+    result = CliRunner().invoke(
+        main, ["info", str(table_paths["six"]), "--check-stats", str(changed)]
+    )
+    assert result.exit_code == 1
+    assert "4-4-0-0: draws" in result.output and "sectors missing" in result.output
+    assert "it holds agree" not in result.output
 
 
 def test_check_stats_refuses_a_file_that_is_not_statistics(table_paths):
