@@ -23,7 +23,8 @@ from solver.storage import TableFile
 @click.option(
     "--check-stats", "stats_file", type=click.Path(dir_okay=False),
     help="Compare the file with published statistics (e.g. data/stats/six.json) and say "
-    "whether every sector matches; exit 1 if not.",
+    "whether every sector matches; exit 1 if not. A file that lacks sectors (a solve in "
+    "progress) does not match, and it says whether the sectors it holds agree.",
 )
 def info_command(path, as_json, stats_file):
     """List what the table file PATH holds: variant, rules, and per sector its canonical
