@@ -31,8 +31,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .bits import atomic_decrement, prefetch
-from .indexing import canonical_index, index_in_class, mover_class, unrank
+from .bits import atomic_decrement, prefetch, trailing_zeros
+from .indexing import (
+    canonical_index,
+    index_in_class,
+    insertion_base,
+    insertion_index,
+    mover_class,
+    unrank,
+)
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmoves, has_mill
 
 PAD = 0xFFFF
@@ -108,6 +115,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     exit2 = vals[t2] if t2 >= 0 else v
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     quiet_inside = t0 >= 0 and SI[t0, IN_GROUP] != 0
+    quiet_exits = t0 >= 0 and not quiet_inside  # placements: each is a quiet exit
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
         out_mover = np.empty(MAX_MOVES, np.int64)
@@ -116,6 +124,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
         inside = np.empty(MAX_MOVES, np.int64)
         exit_kind = np.empty(MAX_MOVES, np.int64)
         exit_index = np.empty(MAX_MOVES, np.int64)
+        base = np.empty(T.n + 1, np.int64)
         start = lo + ci * chunk
         for i in range(start, min(start + chunk, hi)):
             mover, other = unrank(T, W, B, i)
@@ -131,6 +140,8 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             # without a symmetry of that class, quiet successors cannot share an index
             # (see `distinct`): counting them is enough, and gen_successors skips them
             count_quiet = quiet_inside and T.class_stab[quiet_class] == 0
+            # quiet exits share our `other` as their mover and our stones plus one
+            image = insertion_base(T, quiet_class, quiet_sym, mover, base) if quiet_exits else 0
             n, n_inside = gen_successors(
                 R, mover, other, W, WF, count_quiet, out_mover, out_other, out_kind
             )
@@ -159,8 +170,9 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                     # misses into the exit sectors overlap instead of queueing. A quiet
                     # exit (a placement) has our `other` as its mover: classified above.
                     if kind == 0:
-                        idx = index_in_class(
-                            T, B, SI[tk, B_], quiet_class, quiet_sym, out_other[j]
+                        idx = insertion_index(
+                            T, B, SI[tk, B_], quiet_class, quiet_sym, image, base,
+                            trailing_zeros(out_other[j] ^ mover), out_other[j],
                         )
                     else:
                         idx = canonical_index(

@@ -16,7 +16,11 @@ from solver.indexing import (
     IndexTables,
     build_index_tables,
     canonical_index,
+    index_in_class,
     index_tables,
+    insertion_base,
+    insertion_index,
+    mover_class,
     sector_slots,
     unrank,
 )
@@ -208,6 +212,54 @@ def test_index_follows_the_table_format(board_name, W, B):
         other = sum(1 << int(p) for p in points[W : W + B])
         expected = _reference_index(board, masks, W, B, mover, other)
         assert canonical_index(T, W, B, mover, other) == expected
+
+
+@njit
+def _insertion_mismatches(T, n, W, B, movers, others):
+    """Over each position (the mover to place a stone; ``movers`` has W stones, ``others``
+    B), every placement whose index the insertion shortcut gets differently from
+    ``index_in_class``; and how many placements it checked in classes without symmetry."""
+    base = np.empty(n + 1, np.int64)
+    bad = 0
+    fast = 0
+    for i in range(len(movers)):
+        mover, other = movers[i], others[i]
+        c, g = mover_class(T, B, other)
+        image = insertion_base(T, c, g, mover, base)
+        empty = ((np.int64(1) << n) - 1) & ~(mover | other)
+        while empty:
+            t = np.int64(0)
+            while not (empty >> t) & 1:
+                t += 1
+            empty &= empty - 1
+            placed = mover | (np.int64(1) << t)
+            got = insertion_index(T, B, W + 1, c, g, image, base, t, placed)
+            if got != index_in_class(T, B, W + 1, c, g, placed):
+                bad += 1
+            fast += T.class_stab[c] == 0
+    return bad, fast
+
+
+@pytest.mark.parametrize("board_name,W,B", [("nine", 0, 3), ("nine", 1, 2), ("nine", 4, 4),
+                                            ("nine", 8, 8), ("nine", 8, 3), ("nine-diagonal", 6, 7),
+                                            ("six", 3, 5), ("three", 2, 2)])
+def test_placement_shortcut_gives_the_index_of_every_placement(board_name, W, B):
+    """The init pass indexes a position's quiet placements from one rank of its stones
+    (``insertion_base``) instead of a rank each: on random positions (and symmetric
+    ones: all stones of one kind on a line of symmetry are common with few stones) every
+    placement's index must equal the plain one."""
+    board = BOARDS[board_name]
+    T = index_tables(board, get_variant(board_name).stones)
+    rng = np.random.default_rng(W * 31 + B)
+    movers, others = [], []
+    for _ in range(2000):
+        points = rng.permutation(board.n)
+        movers.append(sum(1 << int(p) for p in points[:W]))
+        others.append(sum(1 << int(p) for p in points[W : W + B]))
+    bad, fast = _insertion_mismatches(T, board.n, W, B, np.array(movers, np.int64),
+                                      np.array(others, np.int64))
+    assert bad == 0
+    assert fast > 0  # the shortcut itself, not only its fallback, was checked
 
 
 def test_index_tables_kept_on_disk_equal_freshly_built_ones():
