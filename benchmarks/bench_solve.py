@@ -4,6 +4,7 @@
     python benchmarks/bench_solve.py                      # nine, groups up to 5 stones
     python benchmarks/bench_solve.py --max-stones 6       # the README's figures
     python benchmarks/bench_solve.py --variant six --phase all
+    python benchmarks/bench_solve.py --phase placement --threads 1   # placement groups only
 
 Each group is solved from the already-solved smaller sectors (solved once, in a
 scratch file, before timing), in a fresh array; the kernels are compiled and loaded
@@ -32,8 +33,11 @@ from solver.variants import get_variant
 
 def bench_groups(variant, path, phase, max_stones, threads_list):
     table = TableFile.open(path)
-    plan = solve_plan(variant, phase, max_stones)
-    solve_group(variant, plan[0], {})  # load the compiled kernels before timing
+    plan = solve_plan(variant, "all" if phase == "placement" else phase, max_stones)
+    if phase == "placement":  # their moving-phase exits are solved, not timed
+        plan = [group for group in plan if not is_moving(group[0])]
+    # load the compiled kernels before timing
+    solve_group(variant, plan[0], {s: table.read_sector(s) for s in dependencies(variant, plan[0])})
     rows = []
     for group in plan:
         exits = {s: table.read_sector(s) for s in dependencies(variant, group)}
@@ -113,7 +117,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="nine")
     parser.add_argument("--max-stones", type=int, default=5)
-    parser.add_argument("--phase", default="moving", choices=["moving", "all"])
+    parser.add_argument("--phase", default="moving", choices=["moving", "all", "placement"],
+                        help="groups to time (placement: the moving phase is solved first)")
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--table", help="reuse this scratch table file")
     args = parser.parse_args()
@@ -121,7 +126,8 @@ def main():
     threads_list = [int(t) for t in args.threads.split(",")]
     path = Path(args.table or Path(tempfile.mkdtemp()) / f"{variant.name}.h5")
     start = time.perf_counter()
-    solve(variant, path, phase=args.phase, max_stones=args.max_stones, show_progress=False,
+    phase = "all" if args.phase == "placement" else args.phase
+    solve(variant, path, phase=phase, max_stones=args.max_stones, show_progress=False,
           log=lambda s: None)
     print(f"# {variant.name}, {args.phase} phase, up to {args.max_stones} stones: "
           f"full solve (incl. kernel loading) {time.perf_counter() - start:.1f} s, "
