@@ -157,6 +157,34 @@ def unrank(T, W, B, idx):
     return T.class_mask[c], other
 
 
+@njit(cache=True, inline="always")
+def free_places(T, c, other):
+    """``other`` as a mask of places among the points that class ``c`` leaves free (the
+    set whose colex rank is the slot's rank in the class)."""
+    places = 0
+    while other:
+        places |= np.int64(1) << T.class_freepos[c, trailing_zeros(other)]
+        other &= other - 1
+    return places
+
+
+@njit(cache=True, inline="always")
+def next_in_class(T, c, places):
+    """The other set of the next slot of the same class, for a pass over consecutive
+    slots: the next set of places in colex order (Gosper's hack), as ``(places,
+    other)``. The caller must know that the slot after is in class ``c`` (and that
+    ``places`` is not empty); ``unrank`` is the general way."""
+    low = places & -places
+    ripple = places + low
+    places = (((ripple ^ places) >> 2) // low) | ripple
+    other = 0
+    rest = places
+    while rest:
+        other |= np.int64(1) << T.class_freepts[c, trailing_zeros(rest)]
+        rest &= rest - 1
+    return places, other
+
+
 @njit(cache=True)
 def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_base, out_masks):
     """Assign every W-subset of n points its canonical class and symmetry.

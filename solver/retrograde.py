@@ -34,10 +34,12 @@ from numba import njit, prange
 from .bits import atomic_decrement, prefetch, trailing_zeros
 from .indexing import (
     canonical_index,
+    free_places,
     index_in_class,
     insertion_base,
     insertion_index,
     mover_class,
+    next_in_class,
     unrank,
 )
 from .movegen import MAX_MOVES, MAX_UNMOVES, WIN_NOW, gen_successors, gen_unmoves, has_mill
@@ -126,8 +128,14 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
         exit_index = np.empty(MAX_MOVES, np.int64)
         base = np.empty(T.n + 1, np.int64)
         start = lo + ci * chunk
+        places = 0
         for i in range(start, min(start + chunk, hi)):
-            mover, other = unrank(T, W, B, i)
+            # consecutive slots of one class: the next other set, not a search for it
+            if i == start or i % per_class == 0:
+                mover, other = unrank(T, W, B, i)
+                places = free_places(T, T.class_off[W] + i // per_class, other)
+            else:
+                places, other = next_in_class(T, T.class_off[W] + i // per_class, places)
             # only mover sets with a symmetry of their own leave padding slots
             if has_symmetry[i // per_class] and canonical_index(T, W, B, mover, other) != i:
                 v[i] = PAD

@@ -16,11 +16,13 @@ from solver.indexing import (
     IndexTables,
     build_index_tables,
     canonical_index,
+    free_places,
     index_in_class,
     index_tables,
     insertion_base,
     insertion_index,
     mover_class,
+    next_in_class,
     sector_slots,
     unrank,
 )
@@ -260,6 +262,47 @@ def test_placement_shortcut_gives_the_index_of_every_placement(board_name, W, B)
                                       np.array(others, np.int64))
     assert bad == 0
     assert fast > 0  # the shortcut itself, not only its fallback, was checked
+
+
+@njit
+def _stepping_mismatches(T, W, B, lo, hi):
+    """Slots in [lo, hi) whose other set, stepped to from the slot before within its
+    class, differs from ``unrank``'s; and how many were stepped to."""
+    per_class = T.binom[T.n - W, B]
+    bad = 0
+    stepped = 0
+    places = 0
+    for i in range(lo, hi):
+        mover, other = unrank(T, W, B, i)
+        c = T.class_off[W] + i // per_class
+        if i == lo or i % per_class == 0:
+            places = free_places(T, c, other)
+            continue
+        places, got = next_in_class(T, c, places)
+        bad += got != other
+        stepped += 1
+    return bad, stepped
+
+
+@pytest.mark.parametrize("board_name,W,B", [("nine", 9, 8), ("nine", 3, 3), ("nine", 1, 22),
+                                            ("nine", 6, 1), ("nine-diagonal", 7, 7),
+                                            ("six", 4, 5), ("three", 2, 1)])
+def test_stepping_through_a_class_gives_every_slot(board_name, W, B):
+    """The init pass walks consecutive slots by stepping the other set to the next one
+    of its class instead of unranking each slot: over runs of slots (class boundaries
+    included) every step must give ``unrank``'s set."""
+    board = BOARDS[board_name]
+    T = index_tables(board, get_variant(board_name).stones)
+    slots = sector_slots(T, W, B)
+    per_class = int(T.binom[board.n - W, B])
+    starts = {0, max(0, slots - 50_000)} | {min(k * per_class - 7, slots - 1)
+                                             for k in (1, 2, 5) if k * per_class < slots}
+    stepped = 0
+    for lo in starts:
+        bad, n = _stepping_mismatches(T, W, B, lo, min(lo + 50_000, slots))
+        assert bad == 0, lo
+        stepped += n
+    assert stepped > 0
 
 
 def test_index_tables_kept_on_disk_equal_freshly_built_ones():
