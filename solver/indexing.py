@@ -117,8 +117,8 @@ def insertion_base(T, c, g, stones, base):
 def insertion_index(T, W, B, c, g, image, base, point, other):
     """``index_in_class(T, W, B, c, g, other)`` for ``other`` = the ``stones`` given to
     ``insertion_base`` (``image``: their permutation) plus the one point ``point``: a
-    table lookup per placement instead of a rank over all of its stones (the rank loop
-    was the largest share of a placement sector's init pass)."""
+    table lookup per placement instead of a rank over all of its stones (that loop was
+    the largest share of a placement sector's index arithmetic)."""
     if T.class_stab[c]:
         return index_in_class(T, W, B, c, g, other)
     moved = T.sym_bytes[g, point >> 3, np.int64(1) << (point & 7)]
