@@ -25,6 +25,7 @@ from .indexing import index_tables, sector_slots
 from .movegen import rule_tables
 from .retrograde import (
     IN_GROUP,
+    PAD,
     PARTNER,
     SI_COLUMNS,
     TARGET0,
@@ -35,6 +36,7 @@ from .retrograde import (
     init_pass,
     level_pass,
     max_code,
+    placement_pass,
     sector_statistics,
 )
 from .sector_cache import SectorCache
@@ -143,14 +145,29 @@ def solve_group(
         vals.append(exits[s])
 
     started = time.perf_counter()
-    for k in range(len(group)):
+    for k, s in enumerate(group):
         size = len(vals[k])
-        block = max(1 << 18, size // 64)
-        for lo in range(0, size, block):
-            hi = min(size, lo + block)
-            init_pass(R, T, SI, vals, trig, counts, k, lo, hi, _CHUNK)
+        if is_moving(s):
+            block = max(1 << 18, size // 64)
+            for lo in range(0, size, block):
+                hi = min(size, lo + block)
+                init_pass(R, T, SI, vals, trig, counts, k, lo, hi, _CHUNK)
+                if progress:
+                    progress(hi - lo)
+            continue
+        # a placement sector is walked by the opponent's set classes; progress is
+        # reported as their share of the sector's slots
+        vals[k][:] = PAD
+        classes = int(T.class_off[s[1] + 1] - T.class_off[s[1]])
+        step = max(1, classes // 64)
+        reported = 0
+        for lo in range(0, classes, step):
+            hi = min(classes, lo + step)
+            placement_pass(R, T, SI, vals, trig, counts, k, lo, hi)
             if progress:
-                progress(hi - lo)
+                done = size * hi // classes
+                progress(done - reported)
+                reported = done
     highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
     trigger_levels = [codes_present(trig[k]) for k in range(len(group))]
     if highest > MAX_PLIES + 1:

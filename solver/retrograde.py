@@ -6,7 +6,8 @@ Values are uint16 codes (see ``values``): 0 draw/undecided, ``plies + 1`` otherw
 1. *Init*: every slot generates its moves once. Padding is marked; a blocked position is
    a loss in 0; moves that leave the group (captures, placements) are looked up in the
    already-solved target sectors. A slot whose moves all leave the group is final at
-   once: that is the whole algorithm for placement sectors. Otherwise the slot keeps a
+   once: that is the whole algorithm for placement sectors (``placement_pass`` walks them
+   by the opponent's stones, for cache locality). Otherwise the slot keeps a
    *trigger* (the code its best exit gives it) and a *count* of its distinct successors
    inside the group. Quiet moves (no mill closed) are only counted, not generated, when
    no symmetry can make two of them lead to the same position (``gen_successors``).
@@ -101,23 +102,110 @@ def distinct(T, fixed_class, buf, n):
     return sort_unique(buf, n)
 
 
-@njit(parallel=True, cache=True)
-def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
-    """Init pass over slots [lo, hi) of group sector k."""
-    v = vals[k]
-    tr = trig[k]
-    cnt = counts[k]
+@njit(cache=True, inline="always")
+def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
+                quiet_exits, out_mover, out_other, out_kind, inside, exit_kind, exit_index,
+                base):
+    """The init pass's work for slot ``i`` of group sector k, holding the canonical
+    position (mover, other): its final code, or its trigger and count."""
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
-    per_class = T.binom[T.n - W, B]
-    # the sectors moves removing 0, 1, 2 stones lead to (typed-list lookups are slow in
-    # the inner loop); a target that is not a stored sector is never read
+    if R.line_wins and has_mill(R, other):
+        v[i] = 1
+        return
+    # every quiet successor has our `other` as its mover: classify it once
+    quiet_class, quiet_sym = mover_class(T, B, other)
+    # without a symmetry of that class, quiet successors cannot share an index
+    # (see `distinct`): counting them is enough, and gen_successors skips them
+    count_quiet = quiet_inside and T.class_stab[quiet_class] == 0
+    # quiet exits share our `other` as their mover and our stones plus one
+    image = insertion_base(T, quiet_class, quiet_sym, mover, base) if quiet_exits else 0
+    n, n_inside = gen_successors(
+        R, mover, other, W, WF, count_quiet, out_mover, out_other, out_kind
+    )
+    if n + n_inside == 0:
+        full = (mover | other) == R.full
+        v[i] = 0 if (R.full_board_draw and full) else 1
+        return
+    best_win = 0
+    worst_loss = 0
+    exit_draw = False
+    n_exits = 0
+    for j in range(n):
+        kind = out_kind[j]
+        if kind == WIN_NOW:
+            best_win = 2
+            continue
+        tk = SI[k, TARGET0 + kind]
+        if tk == TERMINAL:
+            best_win = 2
+        elif SI[tk, IN_GROUP]:
+            inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
+            n_inside += 1
+        else:
+            # collect the exits first and read their codes in a second loop, with each
+            # line prefetched as soon as its index is known, so the cache misses into
+            # the exit sectors overlap instead of queueing. A quiet exit (a placement)
+            # has our `other` as its mover: classified above.
+            if kind == 0:
+                idx = insertion_index(
+                    T, B, SI[tk, B_], quiet_class, quiet_sym, image, base,
+                    trailing_zeros(out_other[j] ^ mover), out_other[j],
+                )
+            else:
+                idx = canonical_index(T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j])
+            exit_kind[n_exits] = kind
+            exit_index[n_exits] = idx
+            n_exits += 1
+            prefetch(exit0 if kind == 0 else exit1 if kind == 1 else exit2, idx)
+    for j in range(n_exits):
+        kind = exit_kind[j]
+        idx = exit_index[j]
+        code = exit0[idx] if kind == 0 else exit1[idx] if kind == 1 else exit2[idx]
+        if code == 0:
+            exit_draw = True
+        elif code & 1:
+            if best_win == 0 or code + 1 < best_win:
+                best_win = code + 1
+        elif code + 1 > worst_loss:
+            worst_loss = code + 1
+    settled = best_win if best_win else (0 if exit_draw else worst_loss)
+    if n_inside == 0:
+        v[i] = settled
+        return
+    v[i] = 0
+    tr[i] = settled
+    # distinct successors inside the group that must be found won by the opponent before
+    # this slot is lost; an exit that is a draw or a win for us keeps the count from
+    # ever reaching zero
+    blocked = 1 if (best_win or exit_draw) else 0
+    cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
+
+
+@njit(cache=True, inline="always")
+def exit_arrays(SI, vals, k):
+    """The codes of the sectors moves removing 0, 1, 2 stones lead to from group sector
+    k (typed-list lookups are slow in the inner loop; a target that is not a stored
+    sector is never read), and whether quiet moves stay in the group or all leave it."""
     t0, t1, t2 = SI[k, TARGET0], SI[k, TARGET0 + 1], SI[k, TARGET0 + 2]
+    v = vals[k]
     exit0 = vals[t0] if t0 >= 0 else v
     exit1 = vals[t1] if t1 >= 0 else v
     exit2 = vals[t2] if t2 >= 0 else v
-    has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     quiet_inside = t0 >= 0 and SI[t0, IN_GROUP] != 0
     quiet_exits = t0 >= 0 and not quiet_inside  # placements: each is a quiet exit
+    return exit0, exit1, exit2, quiet_inside, quiet_exits
+
+
+@njit(parallel=True, cache=True)
+def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
+    """Init pass over slots [lo, hi) of group sector k, in slot order."""
+    v = vals[k]
+    tr = trig[k]
+    cnt = counts[k]
+    W, B = SI[k, W_], SI[k, B_]
+    per_class = T.binom[T.n - W, B]
+    exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
+    has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
         out_mover = np.empty(MAX_MOVES, np.int64)
@@ -140,78 +228,52 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             if has_symmetry[i // per_class] and canonical_index(T, W, B, mover, other) != i:
                 v[i] = PAD
                 continue
-            if R.line_wins and has_mill(R, other):
-                v[i] = 1
-                continue
-            # every quiet successor has our `other` as its mover: classify it once
-            quiet_class, quiet_sym = mover_class(T, B, other)
-            # without a symmetry of that class, quiet successors cannot share an index
-            # (see `distinct`): counting them is enough, and gen_successors skips them
-            count_quiet = quiet_inside and T.class_stab[quiet_class] == 0
-            # quiet exits share our `other` as their mover and our stones plus one
-            image = insertion_base(T, quiet_class, quiet_sym, mover, base) if quiet_exits else 0
-            n, n_inside = gen_successors(
-                R, mover, other, W, WF, count_quiet, out_mover, out_other, out_kind
-            )
-            if n + n_inside == 0:
-                full = (mover | other) == R.full
-                v[i] = 0 if (R.full_board_draw and full) else 1
-                continue
-            best_win = 0
-            worst_loss = 0
-            exit_draw = False
-            n_exits = 0
-            for j in range(n):
-                kind = out_kind[j]
-                if kind == WIN_NOW:
-                    best_win = 2
-                    continue
-                tk = SI[k, TARGET0 + kind]
-                if tk == TERMINAL:
-                    best_win = 2
-                elif SI[tk, IN_GROUP]:
-                    inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
-                    n_inside += 1
-                else:
-                    # collect the exits first and read their codes in a second loop, with
-                    # each line prefetched as soon as its index is known, so the cache
-                    # misses into the exit sectors overlap instead of queueing. A quiet
-                    # exit (a placement) has our `other` as its mover: classified above.
-                    if kind == 0:
-                        idx = insertion_index(
-                            T, B, SI[tk, B_], quiet_class, quiet_sym, image, base,
-                            trailing_zeros(out_other[j] ^ mover), out_other[j],
-                        )
-                    else:
-                        idx = canonical_index(
-                            T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j]
-                        )
-                    exit_kind[n_exits] = kind
-                    exit_index[n_exits] = idx
-                    n_exits += 1
-                    prefetch(exit0 if kind == 0 else exit1 if kind == 1 else exit2, idx)
-            for j in range(n_exits):
-                kind = exit_kind[j]
-                idx = exit_index[j]
-                code = exit0[idx] if kind == 0 else exit1[idx] if kind == 1 else exit2[idx]
-                if code == 0:
-                    exit_draw = True
-                elif code & 1:
-                    if best_win == 0 or code + 1 < best_win:
-                        best_win = code + 1
-                elif code + 1 > worst_loss:
-                    worst_loss = code + 1
-            settled = best_win if best_win else (0 if exit_draw else worst_loss)
-            if n_inside == 0:
-                v[i] = settled
-                continue
-            v[i] = 0
-            tr[i] = settled
-            # distinct successors inside the group that must be found won by the opponent
-            # before this slot is lost; an exit that is a draw or a win for us keeps the
-            # count from ever reaching zero
-            blocked = 1 if (best_win or exit_draw) else 0
-            cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
+            settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
+                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
+                        exit_kind, exit_index, base)
+
+
+@njit(parallel=True, cache=True)
+def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
+    """The whole solve of placement sector k for the opponent's set classes [lo, hi)
+    (of ``T.class_off[B + 1] - T.class_off[B]``), walked opponent-major: for each
+    class's canonical set, every mover set on the points it leaves free, each written
+    at its canonical slot. All quiet placements of the positions of one opponent class
+    lead to one window of C(n - B, W + 1) slots of the exit sector, and their captures
+    to B such windows, so the exit reads stay in the cache; in slot order they are
+    random reads over the whole exit sector (benchmarks/README.md has both timed).
+    Positions whose opponent class has a symmetry are met more than once and write the
+    same code; slots no position reaches are padding (the caller fills the sector with
+    ``PAD`` first)."""
+    v = vals[k]
+    W, B = SI[k, W_], SI[k, B_]
+    exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
+    movers = T.binom[T.n - B, W]
+    for oc in prange(lo, hi):
+        out_mover = np.empty(MAX_MOVES, np.int64)
+        out_other = np.empty(MAX_MOVES, np.int64)
+        out_kind = np.empty(MAX_MOVES, np.int64)
+        inside = np.empty(MAX_MOVES, np.int64)
+        exit_kind = np.empty(MAX_MOVES, np.int64)
+        exit_index = np.empty(MAX_MOVES, np.int64)
+        base = np.empty(T.n + 1, np.int64)
+        c = T.class_off[B] + oc
+        other = T.class_mask[c]
+        # mover sets as places among the points `other` leaves free, in colex order
+        places = (np.int64(1) << W) - 1
+        for m in range(movers):
+            if m > 0:
+                places, mover = next_in_class(T, c, places)
+            else:
+                mover = 0
+                rest = places
+                while rest:
+                    mover |= np.int64(1) << T.class_freepts[c, trailing_zeros(rest)]
+                    rest &= rest - 1
+            i = canonical_index(T, W, B, mover, other)
+            settle_slot(R, T, SI, k, v, trig[k], counts[k], i, mover, other, exit0, exit1,
+                        exit2, quiet_inside, quiet_exits, out_mover, out_other, out_kind,
+                        inside, exit_kind, exit_index, base)
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
