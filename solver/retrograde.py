@@ -103,11 +103,20 @@ def distinct(T, fixed_class, buf, n):
 
 
 @njit(cache=True, inline="always")
+def slot_scratch(n):
+    """One worker's scratch arrays for ``settle_slot``: the successors (mover, other,
+    kind), their indices inside the group, the exits (kind, index), and the ranks of
+    ``insertion_base`` (``n``: the board's points)."""
+    moves = np.empty((6, MAX_MOVES), np.int64)
+    return moves[0], moves[1], moves[2], moves[3], moves[4], moves[5], np.empty(n + 1, np.int64)
+
+
+@njit(cache=True, inline="always")
 def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
-                quiet_exits, out_mover, out_other, out_kind, inside, exit_kind, exit_index,
-                base):
+                quiet_exits, scratch):
     """The init pass's work for slot ``i`` of group sector k, holding the canonical
     position (mover, other): its final code, or its trigger and count."""
+    out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = scratch
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
     if R.line_wins and has_mill(R, other):
         v[i] = 1
@@ -208,13 +217,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
-        out_mover = np.empty(MAX_MOVES, np.int64)
-        out_other = np.empty(MAX_MOVES, np.int64)
-        out_kind = np.empty(MAX_MOVES, np.int64)
-        inside = np.empty(MAX_MOVES, np.int64)
-        exit_kind = np.empty(MAX_MOVES, np.int64)
-        exit_index = np.empty(MAX_MOVES, np.int64)
-        base = np.empty(T.n + 1, np.int64)
+        scratch = slot_scratch(T.n)
         start = lo + ci * chunk
         places = 0
         for i in range(start, min(start + chunk, hi)):
@@ -229,8 +232,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                 v[i] = PAD
                 continue
             settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
-                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
-                        exit_kind, exit_index, base)
+                        quiet_inside, quiet_exits, scratch)
 
 
 @njit(parallel=True, cache=True)
@@ -250,13 +252,7 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
     exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
     movers = T.binom[T.n - B, W]
     for oc in prange(lo, hi):
-        out_mover = np.empty(MAX_MOVES, np.int64)
-        out_other = np.empty(MAX_MOVES, np.int64)
-        out_kind = np.empty(MAX_MOVES, np.int64)
-        inside = np.empty(MAX_MOVES, np.int64)
-        exit_kind = np.empty(MAX_MOVES, np.int64)
-        exit_index = np.empty(MAX_MOVES, np.int64)
-        base = np.empty(T.n + 1, np.int64)
+        scratch = slot_scratch(T.n)
         c = T.class_off[B] + oc
         other = T.class_mask[c]
         # mover sets as places among the points `other` leaves free, in colex order
@@ -272,8 +268,7 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
                     rest &= rest - 1
             i = canonical_index(T, W, B, mover, other)
             settle_slot(R, T, SI, k, v, trig[k], counts[k], i, mover, other, exit0, exit1,
-                        exit2, quiet_inside, quiet_exits, out_mover, out_other, out_kind,
-                        inside, exit_kind, exit_index, base)
+                        exit2, quiet_inside, quiet_exits, scratch)
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
