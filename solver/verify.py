@@ -51,6 +51,7 @@ from .indexing import (
     index_in_class,
     index_tables,
     mover_class,
+    permute,
     sector_slots,
     unrank,
 )
@@ -146,10 +147,10 @@ def _known_key(stones, codes):
 
 
 @njit(cache=True)
-def expected_codes(R, T, W, B, WF, BF, nexts, start, out, rule_limit):
-    """What slots ``start``, ``start + 1``, ... of sector (W, B, WF, BF) must hold, into
-    ``out``: ``PAD`` for a non-canonical slot, else the value recomputed from the
-    successors' stored codes (or a negative error mark, see ``MISSING_SECTOR``).
+def expected_codes(R, T, W, B, WF, BF, nexts, movers, others, out, rule_limit):
+    """What the positions (``movers[k]``, ``others[k]``) of sector (W, B, WF, BF) must
+    hold, into ``out[k]``: the value recomputed from the successors' stored codes (or a
+    negative error mark, see ``MISSING_SECTOR``).
 
     A successor's mover is our other side less the stones removed, ``B - removed`` of
     them with ``BF`` in hand, and its other side our mover after the move, ``W`` stones
@@ -159,8 +160,8 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out, rule_limit):
     instructions, and removes such pairs only where the code is simple. A call per slot
     (R, T, ``nexts``: 18 arrays) and helpers that took T and the sectors' codes did
     that in the move loops, and the verifier ran at a third of the solver's speed;
-    hence one call for many slots, tables unpacked once, and the index computed in the
-    move loops themselves (the generated code shows no such pair left there)."""
+    hence one call for many positions, tables unpacked once, and the index computed in
+    the move loops themselves (the generated code shows no such pair left there)."""
     r0, r1, r2 = nexts
     scored = rule_limit > 0  # the draw-rule values: ``nexts`` hold ``move_scores``
     mill_masks = R.mill_masks
@@ -174,20 +175,13 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out, rule_limit):
     never_captures = line_wins or (placing and not R.placement_captures)
     fly = not placing and R.flying != 0 and W == 3
     one = np.int64(1)
-    per_class = T.binom[T.n - W, B]
-    # only a slot whose mover set has a symmetry of its own can be padding
-    has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     after = W + placing  # our stones on the board after a move
     known0 = _known_key(B + BF, r0)
     known1 = _known_key(B - 1 + BF, r1)
     known2 = _known_key(B - 2 + BF, r2)
     queue = np.empty(_QUEUE_LENGTH + B * B + 1, np.int64)
     for k in range(out.shape[0]):
-        idx = start + k
-        mover, other = unrank(T, W, B, idx)
-        if has_symmetry[idx // per_class] and canonical_index(T, W, B, mover, other) != idx:
-            out[k] = PAD
-            continue
+        mover, other = movers[k], others[k]
         if line_wins and _has_line(mill_masks, other):
             out[k] = 1
             continue
@@ -263,31 +257,37 @@ def expected_codes(R, T, W, B, WF, BF, nexts, start, out, rule_limit):
             out[k] = _rule_code_of_key(best, rule_limit) if scored else _code_of_key(best)
 
 
+@njit(cache=True, inline="always")
+def _is_canonical(T, W, B, idx):
+    """Whether slot ``idx`` of sector (W, B) holds a canonical position (else padding);
+    only a slot whose mover class has a symmetry of its own can be padding."""
+    if T.class_stab[T.class_off[W] + idx // T.binom[T.n - W, B]] == 0:
+        return True
+    mover, other = unrank(T, W, B, idx)
+    return canonical_index(T, W, B, mover, other) == idx
+
+
 @njit(parallel=True, cache=True)
-def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, tally,
-                  rule_limit):
-    """Check slots [lo, hi) in chunks of ``_CHUNK``: per chunk, the number of wrong slots,
-    the first few of them, and a recount (positions, wins, draws, losses, longest win,
-    longest loss) of the stored codes of canonical slots."""
+def _check_slots(T, codes, W, B, lo, hi, bad_count, bad_first, tally):
+    """Slots [lo, hi) in chunks of ``_CHUNK``: per chunk, the number of non-canonical
+    slots not holding ``PAD``, the first few of them, and a recount (positions, wins,
+    draws, losses, longest win, longest loss) of the stored codes of canonical slots."""
     nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
     for ci in prange(nchunks):
         start = lo + ci * _CHUNK
-        expected = np.empty(min(_CHUNK, hi - start), np.int64)
-        expected_codes(R, T, W, B, WF, BF, nexts, start, expected, rule_limit)
         nbad = 0
         positions = wins = draws = losses = 0
         max_win = max_loss = -1
-        for k in range(expected.shape[0]):
-            i = start + k
+        for i in range(start, min(hi, start + _CHUNK)):
             stored = np.int64(codes[i])
-            if expected[k] != stored:
-                if nbad < bad_first.shape[1]:
-                    bad_first[ci, nbad] = i
-                nbad += 1
-            if expected[k] == PAD:
+            if not _is_canonical(T, W, B, i):
+                if stored != PAD:
+                    if nbad < bad_first.shape[1]:
+                        bad_first[ci, nbad] = i
+                    nbad += 1
                 continue
             positions += 1
-            if stored == PAD:
+            if stored == PAD:  # a canonical slot: ``_check_values`` reports it
                 continue
             if stored == 0:
                 draws += 1
@@ -304,6 +304,60 @@ def _verify_range(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
         tally[ci, 3] = losses
         tally[ci, 4] = max_win
         tally[ci, 5] = max_loss
+
+
+def walk_length(T: IndexTables, W: int, B: int) -> int:
+    """Positions ``_check_values`` walks for sector (W, B): every class of the other
+    side's set times every mover set on the points it leaves free."""
+    return sector_slots(T, B, W)
+
+
+@njit(parallel=True, cache=True)
+def _check_values(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first,
+                  rule_limit):
+    """Positions [lo, hi) of the walk by the other side's set, in chunks of ``_CHUNK``:
+    per chunk, the number whose stored code (at their canonical slot) differs from the
+    recomputed one, and the first few of those slots.
+
+    The walk is the slot order of the index of sector (B, W): each class of the other
+    side's set, with every mover set on the points it leaves free. Every quiet
+    successor of the positions that share an other set lies in the block of one mover
+    class of its sector (the captures of one stone in one more each), so the reads stay
+    in the cache; in slot order they fall anywhere in the successor sector and wait on
+    memory (benchmarks/README.md has both timed). A position whose other set has a
+    symmetry of its own is met once per such symmetry; only its smallest mover image is
+    checked, so each canonical slot once."""
+    nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
+    per_class = T.binom[T.n - B, W]
+    for ci in prange(nchunks):
+        start = lo + ci * _CHUNK
+        n = min(_CHUNK, hi - start)
+        movers = np.empty(n, np.int64)
+        others = np.empty(n, np.int64)
+        slots = np.empty(n, np.int64)
+        m = 0
+        for j in range(start, start + n):
+            other, mover = unrank(T, B, W, j)
+            stab = T.class_stab[T.class_off[B] + j // per_class]
+            smallest = True
+            while stab:
+                smallest &= permute(T, trailing_zeros(stab), mover) >= mover
+                stab &= stab - 1
+            if smallest:
+                movers[m] = mover
+                others[m] = other
+                slots[m] = canonical_index(T, W, B, mover, other)
+                m += 1
+        expected = np.empty(m, np.int64)
+        expected_codes(R, T, W, B, WF, BF, nexts, movers[:m], others[:m], expected,
+                       rule_limit)
+        nbad = 0
+        for k in range(m):
+            if expected[k] != np.int64(codes[slots[k]]):
+                if nbad < bad_first.shape[1]:
+                    bad_first[ci, nbad] = slots[k]
+                nbad += 1
+        bad_count[ci] = nbad
 
 
 def describe(code: int) -> str:
@@ -517,9 +571,9 @@ def _verify_sector(
     tally = np.zeros(6, dtype=np.int64)
     tally[4:] = -1
     size = len(codes)
-    block = max(1 << 18, size // 64)
+    walk = walk_length(T, W, B)
     with tqdm(
-        total=size,
+        total=size + walk,
         desc=sector_name(sector),
         unit="pos",
         unit_scale=True,
@@ -527,25 +581,26 @@ def _verify_sector(
         disable=None if progress else True,
         dynamic_ncols=True,
     ) as bar:
-        for lo in range(0, size, block):
-            hi = min(size, lo + block)
-            nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
-            bad_count = np.zeros(nchunks, dtype=np.int64)
-            bad_first = np.full((nchunks, max(1, examples)), -1, dtype=np.int64)
+        # two passes: the slots (padding, recount), then the positions' values
+        bad_slots: list[int] = []
+        for lo, hi, nchunks in _blocks(size):
+            bad_count, bad_first = _bad_arrays(nchunks, examples)
             chunk_tally = np.zeros((nchunks, 6), dtype=np.int64)
-            _verify_range(
-                R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first, chunk_tally,
-                rule_limit,
-            )
+            _check_slots(T, codes, W, B, lo, hi, bad_count, bad_first, chunk_tally)
             tally[:4] += chunk_tally[:, :4].sum(axis=0)
             tally[4:] = np.maximum(tally[4:], chunk_tally[:, 4:].max(axis=0))
             result.mismatch_count += int(bad_count.sum())
-            for i in bad_first[bad_first >= 0]:
-                if len(result.mismatches) < examples:
-                    result.mismatches.append(
-                        _mismatch(variant, R, T, sector, nexts, codes, int(i), rule_limit)
-                    )
+            bad_slots += bad_first[bad_first >= 0].tolist()
             bar.update(hi - lo)
+        for lo, hi, nchunks in _blocks(walk):
+            bad_count, bad_first = _bad_arrays(nchunks, examples)
+            _check_values(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first,
+                          rule_limit)
+            result.mismatch_count += int(bad_count.sum())
+            bad_slots += bad_first[bad_first >= 0].tolist()
+            bar.update(hi - lo)
+    for i in sorted(bad_slots)[:examples]:
+        result.mismatches.append(_mismatch(variant, R, T, sector, nexts, codes, i, rule_limit))
     result.positions = int(tally[0])
     recount = dict(zip(STAT_KEYS, (int(x) for x in tally), strict=True))
     keys = STAT_KEYS
@@ -564,6 +619,21 @@ def _verify_sector(
         result.problems.append(f"statistics slots: stored {attrs['slots']}, the index has {size}")
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _blocks(size: int):
+    """[lo, hi) blocks of a pass over ``size`` items (a kernel call and a progress
+    update each) and the number of ``_CHUNK`` work items in each."""
+    block = max(1 << 18, size // 64)
+    for lo in range(0, size, block):
+        hi = min(size, lo + block)
+        yield lo, hi, (hi - lo + _CHUNK - 1) // _CHUNK
+
+
+def _bad_arrays(nchunks: int, examples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per work item: the number of wrong slots and the first ``examples`` of them."""
+    bad_first = np.full((nchunks, max(1, examples)), -1, dtype=np.int64)
+    return np.zeros(nchunks, dtype=np.int64), bad_first
 
 
 def _load(cache: SectorCache, needed: list[Sector]) -> dict[Sector, np.ndarray]:
@@ -587,6 +657,8 @@ def _mismatch(
     mover, other = unrank(T, W, B, idx)
     # White places first, so in the placement phase the mover is White iff hands are equal
     pos = Position.from_sides(variant, int(mover), int(other), WF, BF, white_to_move=WF == BF)
-    recomputed = np.empty(1, dtype=np.int64)
-    expected_codes(R, T, W, B, WF, BF, nexts, idx, recomputed, rule_limit)
+    recomputed = np.full(1, PAD, dtype=np.int64)
+    if _is_canonical(T, W, B, idx):
+        expected_codes(R, T, W, B, WF, BF, nexts, np.array([mover]), np.array([other]),
+                       recomputed, rule_limit)
     return Mismatch(f"{pos} (slot {idx})", int(codes[idx]), int(recomputed[0]))

@@ -85,6 +85,23 @@ def test_changed_code_is_reported(six_copy, sector, pick, change):
     assert all(r.ok for r in others)
 
 
+@pytest.mark.parametrize("change", [lambda c: c + 2, lambda c: PAD], ids=["distance", "padding"])
+@pytest.mark.parametrize("name, sector", [("six", (4, 3, 0, 0)), ("three", (2, 2, 1, 1))])
+def test_every_changed_slot_is_counted_once(table_paths, tmp_path, name, sector, change):
+    """The values are checked in a walk by the other side's sets, which meets a position
+    once per symmetry of that set: every canonical slot must still be counted once."""
+    path = tmp_path / f"{name}.h5"
+    shutil.copy(table_paths[name], path)
+    with h5py.File(path, "r+") as f:
+        ds = f["sectors"][sector_key(sector)]
+        codes = ds[...]
+        canonical = codes != PAD
+        codes[canonical] = change(codes[canonical])
+        ds[...] = codes
+    (result,) = verify_table(path, sector=sector, progress=False).sectors
+    assert result.mismatch_count == result.positions == int(canonical.sum())
+
+
 def test_placement_sector_change_is_reported(table_paths, tmp_path):
     path = tmp_path / "three.h5"
     shutil.copy(table_paths["three"], path)
