@@ -53,6 +53,22 @@ def atomic_decrement(typingctx, array, index):
     return array.dtype(array, index), codegen
 
 
+def _prefetch_codegen(write):
+    """``llvm.prefetch`` of the line of ``array[index]``: write or read intent, kept in
+    all cache levels, data cache."""
+
+    def codegen(context, builder, signature, args):
+        ptr = _element_pointer(context, builder, signature, args)
+        i32 = ir.IntType(32)
+        byte_ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(int(write)), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return codegen
+
+
 @intrinsic
 def prefetch(typingctx, array, index):
     """Hint the CPU to fetch the cache line of ``array[index]`` for writing.
@@ -63,15 +79,13 @@ def prefetch(typingctx, array, index):
     ``llvm.prefetch``; no effect on results)."""
     if not _array_and_index(array, index):
         return None
+    return types.none(array, index), _prefetch_codegen(write=True)
 
-    def codegen(context, builder, signature, args):
-        ptr = _element_pointer(context, builder, signature, args)
-        i32 = ir.IntType(32)
-        byte_ptr = ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-        # write intent, keep in all cache levels, data cache
-        builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(1), i32(3), i32(1)])
-        return context.get_dummy_value()
 
-    return types.none(array, index), codegen
+@intrinsic
+def prefetch_read(typingctx, array, index):
+    """Hint the CPU to fetch the cache line of ``array[index]`` for reading: for tables
+    every thread reads, whose lines a write intent would take from the other cores."""
+    if not _array_and_index(array, index):
+        return None
+    return types.none(array, index), _prefetch_codegen(write=False)

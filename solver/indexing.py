@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import popcount, trailing_zeros
+from .bits import popcount, prefetch_read, trailing_zeros
 from .board import Board
 from .index_format import IndexTables, index_tables, sector_slots  # noqa: F401 (the tables)
 
@@ -83,6 +83,32 @@ def index_in_class(T, W, B, c, g, other):
             best = r
         stab &= stab - 1
     return (c - T.class_off[W]) * T.binom[T.n - W, B] + best
+
+
+@njit(cache=True, inline="always")
+def index_batch(T, W, B, movers, others, n, out, classes, syms):
+    """``out[j] = canonical_index(T, W, B, movers[j], others[j])`` for ``j < n``, in
+    three passes over the batch, each prefetching what the next one reads: the mover
+    sets' class and symmetry, then their classes' rows. One index of a random 8-8
+    position waits on two dependent cache misses into tables of megabytes; over a batch
+    the misses of different positions overlap (``bench_index.py``). ``classes`` and
+    ``syms``: scratch of at least ``n``."""
+    freepos = T.class_freepos.ravel()
+    for j in range(n):
+        key = T.rank_off[W] + colex_rank(T.binom, movers[j])
+        classes[j] = key
+        prefetch_read(T.rank_class, key)
+        prefetch_read(T.rank_sym, key)
+    for j in range(n):
+        key = classes[j]
+        c = T.rank_class[key]
+        classes[j] = c
+        syms[j] = T.rank_sym[key]
+        prefetch_read(freepos, c * T.n)  # a row may straddle two cache lines
+        prefetch_read(freepos, c * T.n + T.n - 1)
+        prefetch_read(T.class_stab, c)
+    for j in range(n):
+        out[j] = index_in_class(T, W, B, classes[j], syms[j], others[j])
 
 
 @njit(cache=True, inline="always")

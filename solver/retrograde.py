@@ -36,6 +36,7 @@ from .bits import atomic_decrement, prefetch, trailing_zeros
 from .indexing import (
     canonical_index,
     free_places,
+    index_batch,
     index_in_class,
     insertion_base,
     insertion_index,
@@ -364,6 +365,8 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
         pred_mover = np.empty(MAX_UNMOVES, np.int64)
         pred_other = np.empty(MAX_UNMOVES, np.int64)
         pred_index = np.empty(MAX_UNMOVES, np.int64)
+        pred_class = np.empty(MAX_UNMOVES, np.int64)
+        pred_sym = np.empty(MAX_UNMOVES, np.int64)
         for b in range(first, last):
             static = ev[b] == level
             if seen[b] != fresh and not static:
@@ -378,14 +381,16 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
                     continue
                 mover, other = unrank(T, W, B, i)
                 npred = gen_unmoves(R, mover, other, B, pred_mover, pred_other)
+                # all predecessors' indices at once, so that the cache misses into the
+                # index tables overlap (``index_batch``)
+                index_batch(T, B, W, pred_mover, pred_other, npred, pred_index, pred_class,
+                            pred_sym)
                 for j in range(npred):
-                    idx = canonical_index(T, B, W, pred_mover[j], pred_other[j])
-                    pred_index[j] = idx
-                    # start the cache misses now, so they overlap the next index and the
-                    # locked decrements below do not wait for them one by one
-                    prefetch(vp, idx)
+                    # start the cache misses now, so that the locked decrements below do
+                    # not wait for them one by one
+                    prefetch(vp, pred_index[j])
                     if not win_level:
-                        prefetch(cp, idx)
+                        prefetch(cp, pred_index[j])
                 if win_level:
                     for j in range(npred):
                         idx = pred_index[j]

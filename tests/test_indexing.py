@@ -17,6 +17,7 @@ from solver.indexing import (
     build_index_tables,
     canonical_index,
     free_places,
+    index_batch,
     index_in_class,
     index_tables,
     insertion_base,
@@ -214,6 +215,38 @@ def test_index_follows_the_table_format(board_name, W, B):
         other = sum(1 << int(p) for p in points[W : W + B])
         expected = _reference_index(board, masks, W, B, mover, other)
         assert canonical_index(T, W, B, mover, other) == expected
+
+
+@njit
+def _batch_mismatches(T, W, B, movers, others, batch):
+    """Over batches of ``batch`` positions, how many ``index_batch`` indexes differently
+    from ``canonical_index``."""
+    out = np.empty(batch, np.int64)
+    classes = np.empty(batch, np.int64)
+    syms = np.empty(batch, np.int64)
+    bad = 0
+    for s in range(0, len(movers), batch):
+        n = min(batch, len(movers) - s)
+        index_batch(T, W, B, movers[s:], others[s:], n, out, classes, syms)
+        for j in range(n):
+            bad += out[j] != canonical_index(T, W, B, movers[s + j], others[s + j])
+    return bad
+
+
+@pytest.mark.parametrize("board_name,W,B", [("nine", 9, 8), ("nine", 3, 3), ("nine", 0, 4),
+                                            ("nine-diagonal", 6, 7), ("three", 2, 2)])
+def test_batched_index_equals_the_plain_one(board_name, W, B):
+    """The level passes index a position's predecessors in a batch (``index_batch``,
+    staged for the cache): on random positions, symmetric ones included (common with few
+    stones), each index must equal the plain one, with batches of one and of many."""
+    board = BOARDS[board_name]
+    T = index_tables(board, get_variant(board_name).stones)
+    rng = np.random.default_rng(W * 17 + B)
+    points = [rng.permutation(board.n) for _ in range(3000)]
+    movers = np.array([sum(1 << int(p) for p in q[:W]) for q in points], np.int64)
+    others = np.array([sum(1 << int(p) for p in q[W : W + B]) for q in points], np.int64)
+    for batch in (1, 7, 64):
+        assert _batch_mismatches(T, W, B, movers, others, batch) == 0
 
 
 @njit
