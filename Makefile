@@ -2,7 +2,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install test solve bench bench-nine bench-placement lint clean
+.PHONY: install test solve bench bench-nine bench-placement bench-draw-rules bench-variants bench-open lint clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
@@ -33,12 +33,25 @@ bench-nine: install
 # report and the published statistics written
 bench-placement: install
 	$(VENV)/bin/morris solve nine
+	$(VENV)/bin/morris info data/nine.h5 --check-stats data/stats/nine.json
 	$(PY) benchmarks/bench_placement.py verify data/nine.h5
 	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 12-17 --samples 1700 --distance-plies 14-17
 	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 1-11 --samples 2
 	$(PY) benchmarks/bench_placement.py probe data/nine.h5
 	$(PY) benchmarks/bench_placement.py report data/nine.h5
 	$(VENV)/bin/morris info data/nine.h5 --json > data/stats/nine.json
+
+# the move-limit draw rules on Nine Men's Morris' moving phase (its tables first: `morris
+# solve nine --phase moving`), both limits solved and verified, into its report
+bench-draw-rules: install
+	$(PY) benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50 --moving-only --verify
+
+# the house-rule variants end to end, one after another, into benchmarks/variants_report.md
+bench-variants: install
+	$(PY) benchmarks/bench_variants.py nine-nocapture-placement nine-noflying nine-doublemill nine-diagonal three-holes
+
+# every long run the open results need, in order (days on 2 cores; each step resumes)
+bench-open: bench-placement bench-draw-rules bench-variants
 
 clean:
 	rm -rf $(VENV) build *.egg-info
