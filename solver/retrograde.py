@@ -273,6 +273,32 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
+PENDING_WRITES = 4096  # predecessor writes a level pass collects before it makes them
+
+
+@njit(cache=True, inline="always")
+def write_predecessors(targets, n, vp, cp, tp, mark_pred, c):
+    """Level ``c``'s writes to the predecessors ``targets[:n]`` (prefetched as they were
+    indexed, so that their cache misses overlapped the index arithmetic of the positions
+    after them instead of each position waiting for its own). At a win level each
+    undecided one is won; at a loss level each takes one off its count (a predecessor
+    appears once per frontier win it has as a successor) and is lost when the count
+    reaches zero, unless an exit keeps it alive past this level. Returns the slots
+    written."""
+    level = np.uint16(c)
+    written = 0
+    for j in range(n):
+        idx = targets[j]
+        if c % 2 == 0:
+            if vp[idx] == 0:
+                vp[idx] = level
+                mark_pred[idx // MARK_BLOCK] = level
+                written += 1
+        elif vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
+            vp[idx] = level
+            mark_pred[idx // MARK_BLOCK] = level
+            written += 1
+    return written
 
 
 @njit(cache=True, inline="always")
@@ -367,11 +393,15 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
         pred_index = np.empty(MAX_UNMOVES, np.int64)
         pred_class = np.empty(MAX_UNMOVES, np.int64)
         pred_sym = np.empty(MAX_UNMOVES, np.int64)
+        # the predecessors of a block's frontier, written once all of them are indexed
+        # (``write_predecessors``)
+        targets = np.empty(PENDING_WRITES, np.int64)
         for b in range(first, last):
             static = ev[b] == level
             if seen[b] != fresh and not static:
                 continue
             block_end = min((b + 1) * MARK_BLOCK, size)
+            ntargets = 0
             for i in range(b * MARK_BLOCK, block_end):
                 if triggered and tr[i] == level and v[i] == 0 and (win_level or cnt[i] == 0):
                     v[i] = level
@@ -385,27 +415,20 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
                 # index tables overlap (``index_batch``)
                 index_batch(T, B, W, pred_mover, pred_other, npred, pred_index, pred_class,
                             pred_sym)
+                if not win_level:
+                    # a loss level takes one off each distinct predecessor's count
+                    npred = distinct(T, T.class_off[W] + i // per_class, pred_index, npred)
+                if ntargets + npred > targets.shape[0]:
+                    count += write_predecessors(targets, ntargets, vp, cp, tp, mark_pred, c)
+                    ntargets = 0
                 for j in range(npred):
-                    # start the cache misses now, so that the locked decrements below do
-                    # not wait for them one by one
-                    prefetch(vp, pred_index[j])
+                    idx = pred_index[j]
+                    targets[ntargets] = idx
+                    ntargets += 1
+                    prefetch(vp, idx)
                     if not win_level:
-                        prefetch(cp, pred_index[j])
-                if win_level:
-                    for j in range(npred):
-                        idx = pred_index[j]
-                        if vp[idx] == 0:
-                            vp[idx] = level
-                            mark_pred[idx // MARK_BLOCK] = level
-                            count += 1
-                else:
-                    own_class = T.class_off[W] + i // per_class
-                    for j in range(distinct(T, own_class, pred_index, npred)):
-                        idx = pred_index[j]
-                        if vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
-                            vp[idx] = level
-                            mark_pred[idx // MARK_BLOCK] = level
-                            count += 1
+                        prefetch(cp, idx)
+            count += write_predecessors(targets, ntargets, vp, cp, tp, mark_pred, c)
             if static:
                 ev[b] = next_event(v, tr, b * MARK_BLOCK, block_end, c, win_delay)
         written[ci] = count
