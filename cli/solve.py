@@ -57,7 +57,8 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
 
     Moving-phase twins {a-b, b-a} come in increasing a+b, then the placement sectors
     in increasing stones in hand. Interrupt it at any time: re-running continues with
-    the first unsolved sector, and a finished solve does nothing.
+    the first unsolved sector (a large moving-phase twin from its last snapshot, saved
+    every 15 minutes as FILE.checkpoint), and a finished solve does nothing.
 
     \b
     Examples:

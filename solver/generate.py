@@ -18,6 +18,7 @@ import numpy as np
 from numba.typed import List
 from tqdm import tqdm
 
+from .checkpoint import GroupCheckpoint, GroupState
 from .drawrules import check_limit, exit_view, to_bytes
 from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
@@ -55,6 +56,7 @@ from .values import MAX_PLIES
 from .variants import VARIANTS, Variant, get_variant
 
 _CHUNK = 2048  # slots per parallel work item (a multiple of MARK_BLOCK)
+CHECKPOINT_INTERVAL = 900.0  # seconds of level passes between two snapshots of a group
 
 
 @dataclass
@@ -77,6 +79,7 @@ class GroupSolution:
     levels: int
     init_seconds: float
     level_seconds: float
+    earlier_seconds: float = 0.0  # of the runs before, when it continued from a snapshot
 
 
 @dataclass
@@ -117,11 +120,14 @@ def solve_group(
     progress: Callable[[int], None] | None = None,
     level_callback: Callable[[int], None] | None = None,
     rule_limit: int | None = None,
+    checkpoint: GroupCheckpoint | None = None,
 ) -> GroupSolution:
     """Solve one group given the codes of the sectors its exits reach. With
     ``rule_limit`` L it solves the draw-rule game instead (``drawrules``): ``exits`` are
     then the exit sectors' rule views, the codes are ``2 Z + loss`` and the levels stop
-    at Z = L; the kernels are the same."""
+    at Z = L; the kernels are the same. With ``checkpoint``, a moving-phase group
+    continues from the snapshot of its last solve, if there is one, and saves one
+    between levels whenever the checkpoint is due."""
     R = rule_tables(variant)
     T = index_tables(variant.board, variant.stones)
     order = list(group) + [s for s in exits if s not in group]
@@ -134,8 +140,14 @@ def solve_group(
         for r, nxt in successors(variant, s).items():
             SI[i, TARGET0 + r] = TERMINAL if nxt is None else where[nxt]
         SI[i, PARTNER] = where[(s[1], s[0], 0, 0)] if is_moving(s) else i
+    resumed = checkpoint.load() if checkpoint and is_moving(group[0]) else None
     vals, trig, counts = List(), List(), List()
-    for s in group:
+    for k, s in enumerate(group):
+        if resumed:
+            vals.append(resumed.vals[k])
+            trig.append(resumed.trig[k])
+            counts.append(resumed.counts[k])
+            continue
         slots = sector_slots(T, s[0], s[1])
         vals.append(np.zeros(slots, dtype=np.uint16))
         # placement sectors have no moves inside their group: no triggers, no counts
@@ -145,6 +157,70 @@ def solve_group(
         vals.append(exits[s])
 
     started = time.perf_counter()
+    if resumed:
+        highest, init_seconds = resumed.highest, resumed.init_seconds
+        if progress:
+            progress(sum(len(vals[k]) for k in range(len(group))))
+    else:
+        _init_passes(R, T, SI, vals, trig, counts, group, progress)
+        highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
+        init_seconds = time.perf_counter() - started
+    trigger_levels = [codes_present(trig[k]) for k in range(len(group))]
+    if highest > MAX_PLIES + 1:
+        raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
+    levels = resumed.levels if resumed else 0
+    earlier_levels = resumed.level_seconds if resumed else 0.0
+    # the draw-rule game: wins and losses at every distance, so a loss level reads the
+    # wins two codes below (``frontier_of``), and nothing beyond Z = L is kept
+    win_delay = 0 if rule_limit is None else 2
+    last = MAX_PLIES + 1 if rule_limit is None else 2 * rule_limit + 1
+    if any(is_moving(s) for s in group):
+        events, marks = List(), List()
+        for k in range(len(group)):
+            events.append(resumed.events[k] if resumed else
+                          block_events(vals[k], trig[k], win_delay))
+            for j in range(4):  # append: extend() takes a reflected list, which Numba deprecates
+                marks.append(resumed.marks[4 * k + j] if resumed else
+                             np.zeros(len(events[k]), np.uint16))
+        c = resumed.c if resumed else 2
+        before = resumed.before if resumed else 1  # slots written by the level before
+        levels_started = time.perf_counter()
+        while True:
+            if checkpoint and checkpoint.due():
+                checkpoint.save(GroupState(
+                    [vals[k] for k in range(len(group))], list(trig), list(counts),
+                    list(events), list(marks), c, before, highest, levels, init_seconds,
+                    earlier_levels + time.perf_counter() - levels_started,
+                ))
+            fresh = frontier_of(c, win_delay)
+            written = sum(
+                level_pass(
+                    R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay,
+                    trigger_levels[k][c], _CHUNK,
+                )
+                for k in range(len(group))
+            )
+            levels += 1
+            if level_callback:
+                level_callback(c)
+            # done once no level is left with a frontier: the game's next level reads
+            # this one; the rule game's next two read this one and the one before
+            idle = written == 0 and (win_delay == 0 or (before == 0 and c % 2 == 1))
+            if (idle and c > highest) or c == last:
+                break
+            before = written
+            c += 1
+            if c > MAX_PLIES + 1:
+                raise MorrisError("a distance exceeds the 16-bit value code")
+    level_seconds = earlier_levels + time.perf_counter() - started
+    if not resumed:
+        level_seconds -= init_seconds
+    return GroupSolution({s: vals[k] for k, s in enumerate(group)}, levels, init_seconds,
+                         level_seconds, earlier_levels + init_seconds if resumed else 0.0)
+
+
+def _init_passes(R, T, SI, vals, trig, counts, group, progress) -> None:
+    """The init pass of every sector of ``group`` (a placement sector's whole solve)."""
     for k, s in enumerate(group):
         size = len(vals[k])
         if is_moving(s):
@@ -168,51 +244,6 @@ def solve_group(
                 done = size * hi // classes
                 progress(done - reported)
                 reported = done
-    highest = max(max(max_code(vals[k]), max_code(trig[k])) for k in range(len(group)))
-    trigger_levels = [codes_present(trig[k]) for k in range(len(group))]
-    if highest > MAX_PLIES + 1:
-        raise MorrisError("a distance exceeds the 16-bit value code; this game needs wider codes")
-    init_seconds = time.perf_counter() - started
-    levels = 0
-    # the draw-rule game: wins and losses at every distance, so a loss level reads the
-    # wins two codes below (``frontier_of``), and nothing beyond Z = L is kept
-    win_delay = 0 if rule_limit is None else 2
-    last = MAX_PLIES + 1 if rule_limit is None else 2 * rule_limit + 1
-    if any(is_moving(s) for s in group):
-        events, marks = List(), List()
-        for k in range(len(group)):
-            events.append(block_events(vals[k], trig[k], win_delay))
-            for _ in range(4):  # append: extend() takes a reflected list, which Numba deprecates
-                marks.append(np.zeros(len(events[k]), np.uint16))
-        c = 2
-        before = 1  # slots written by the level before
-        while True:
-            fresh = frontier_of(c, win_delay)
-            written = sum(
-                level_pass(
-                    R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay,
-                    trigger_levels[k][c], _CHUNK,
-                )
-                for k in range(len(group))
-            )
-            levels += 1
-            if level_callback:
-                level_callback(c)
-            # done once no level is left with a frontier: the game's next level reads
-            # this one; the rule game's next two read this one and the one before
-            idle = written == 0 and (win_delay == 0 or (before == 0 and c % 2 == 1))
-            if (idle and c > highest) or c == last:
-                break
-            before = written
-            c += 1
-            if c > MAX_PLIES + 1:
-                raise MorrisError("a distance exceeds the 16-bit value code")
-    return GroupSolution(
-        {s: vals[k] for k, s in enumerate(group)},
-        levels,
-        init_seconds,
-        time.perf_counter() - started - init_seconds,
-    )
 
 
 def statistics(codes: np.ndarray) -> dict:
@@ -272,13 +303,17 @@ def solve(
     share_with: list[Path] | None = None,
     show_progress: bool = True,
     log: Callable[[str], None] = print,
+    checkpoint_interval: float = CHECKPOINT_INTERVAL,
 ) -> SolveReport:
     """Solve the variant's sectors into ``path`` (default ``data/VARIANT.h5``), resuming.
     Moving-phase sectors that another variant's table file holds with the same values
     (``sharing``) are linked instead of solved: those of ``share_with``, by default
     the other variants' files in the folder of ``path`` (``[]``: none). With
     ``draw_rules`` L, add the values under the draw rule of an L-ply move limit
-    (``drawrules``) for every sector of the selection already solved in the file."""
+    (``drawrules``) for every sector of the selection already solved in the file. A
+    moving-phase group saves a snapshot every ``checkpoint_interval`` seconds of its
+    level passes, and a solve that was stopped in the middle of a group continues from
+    it (``checkpoint``)."""
     set_threads(threads)
     job = prepare_solve(variant, path, phase=phase, max_stones=max_stones, sector=sector,
                         draw_rules=draw_rules, share_with=share_with, log=log)
@@ -299,15 +334,25 @@ def solve(
                 unit_scale=True, disable=not show_progress, leave=False, dynamic_ncols=True,
                 position=1,
             ) as bar:
+                checkpoint = group_checkpoint(job, group, checkpoint_interval)
                 codes, attrs, done = solve_one_group(
-                    job.variant, job.table, group, cache, job.draw_rules, bar
+                    job.variant, job.table, group, cache, job.draw_rules, bar, checkpoint
                 )
             commit(job.table, codes, attrs, job.layer)
+            checkpoint.clear()
             job.report.solved.append(done)
             overall.update(slots)
             if show_progress:
                 overall.write(summary(done))
     return job.report
+
+
+def group_checkpoint(job: SolveJob, group: tuple[Sector, ...], interval: float
+                     ) -> GroupCheckpoint:
+    """The snapshot of ``group``'s solve beside the job's table file."""
+    key = {"variant": job.variant.name, "group": [sector_name(s) for s in group],
+           "draw_rules": job.draw_rules}
+    return GroupCheckpoint(job.table.path, key, interval)
 
 
 def set_threads(threads: int | None) -> None:
@@ -438,20 +483,21 @@ def solve_one_group(
     cache: SectorCache,
     draw_rules: int | None = None,
     bar: tqdm | None = None,
+    checkpoint: GroupCheckpoint | None = None,
 ) -> tuple[dict[Sector, np.ndarray], dict[Sector, dict], GroupReport]:
     """Solve one group from the sectors it needs (loaded through ``cache``, which keeps
     those later groups still need): the codes to store per sector, their attributes,
     and the group's report. The game's values, or with ``draw_rules`` the values under
-    that move limit."""
+    that move limit. Its seconds are those of the runs that made it (``checkpoint``)."""
     exits = cache.load(dependencies(variant, group))
     reset_peak_rss()  # the group's peak includes the exit sectors just loaded
     start = time.perf_counter()
     solution = solve_group(
         variant, group, exits, progress=bar.update if bar else None,
         level_callback=(lambda c: bar.set_postfix_str(f"level {c - 1} plies")) if bar else None,
-        rule_limit=draw_rules,
+        rule_limit=draw_rules, checkpoint=checkpoint,
     )
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start + solution.earlier_seconds
     if draw_rules is None:
         codes = solution.codes
         stats = {s: statistics(codes[s]) for s in group}
