@@ -50,7 +50,8 @@ class GroupCheckpoint:
     """The snapshot of one group's solve (``key``: what it must match to be used)."""
 
     def __init__(self, table_path: Path | str, key: dict, interval: float = 900.0):
-        self.path = Path(f"{table_path}.checkpoint")
+        # beside the file itself, where a table file is a link to another disk
+        self.path = Path(f"{Path(table_path).resolve()}.checkpoint")
         self.key = {"format": FORMAT, **key}
         self.interval = interval
         self._last = time.monotonic()
