@@ -60,23 +60,37 @@ class GroupCheckpoint:
         """Whether ``interval`` seconds have passed since the last save (or the start)."""
         return time.monotonic() - self._last >= self.interval
 
-    def load(self) -> GroupState | None:
-        """The saved state of this group, or None if there is none (or one of another
-        group, or one that cannot be read)."""
+    def _meta(self) -> tuple[Path, dict] | None:
+        """Where this group's snapshot is and its description, if there is one."""
         # a kill between the two renames of ``save`` leaves the snapshot at ``.old``
         where = self.path if self.path.exists() else self.path.with_name(self.path.name + ".old")
         try:
             meta = json.loads((where / "meta.json").read_text())
-            if meta.get("key") != self.key:
-                return None
+        except (OSError, ValueError):
+            return None
+        return (where, meta) if isinstance(meta, dict) and meta.get("key") == self.key else None
+
+    def saved_level(self) -> int | None:
+        """The level this group's snapshot continues at, if there is one."""
+        found = self._meta()
+        return found[1].get("c") if found else None
+
+    def load(self) -> GroupState | None:
+        """The saved state of this group, or None if there is none (or one of another
+        group, or one that cannot be read)."""
+        found = self._meta()
+        if found is None:
+            return None
+        where, meta = found
+        try:
             arrays = {
                 name: [np.load(where / f"{name}{i}.npy") for i in range(meta["counts"][name])]
                 for name in ARRAYS
             }
+            numbers = {k: meta[k] for k in ("c", "before", "highest", "levels",
+                                             "init_seconds", "level_seconds")}
         except (OSError, ValueError, KeyError):
             return None
-        numbers = {k: meta[k] for k in ("c", "before", "highest", "levels", "init_seconds",
-                                         "level_seconds")}
         return GroupState(**arrays, **numbers)
 
     def save(self, state: GroupState) -> None:

@@ -335,6 +335,14 @@ def solve(
                 position=1,
             ) as bar:
                 checkpoint = group_checkpoint(job, group, checkpoint_interval)
+                saved = checkpoint.saved_level() if is_moving(group[0]) else None
+                if saved is not None:
+                    note = (f"{'+'.join(sector_name(s) for s in group)}: continuing from "
+                            f"its snapshot at level {saved - 1} plies")
+                    if show_progress:
+                        overall.write(note)
+                    else:
+                        log(note)
                 codes, attrs, done = solve_one_group(
                     job.variant, job.table, group, cache, job.draw_rules, bar, checkpoint
                 )

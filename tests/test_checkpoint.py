@@ -103,9 +103,11 @@ def test_a_solve_stopped_mid_group_resumes_there_and_leaves_no_snapshot(six_whol
         real_init(R, T, SI, vals, trig, counts, group, progress)
 
     monkeypatch.setattr(generate, "_init_passes", recording_init)
-    solve(variant, path, phase="moving", show_progress=False, log=lambda s: None,
+    said = []
+    solve(variant, path, phase="moving", show_progress=False, log=said.append,
           checkpoint_interval=0)
     assert group not in initialized, "the stopped group started again from its init pass"
+    assert any("continuing from its snapshot at level 9 plies" in line for line in said), said
     assert not path.with_name("six.h5.checkpoint").exists()
     whole, resumed = TableFile.open(six_whole_path), TableFile.open(path)
     for s in group:
