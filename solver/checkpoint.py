@@ -54,6 +54,7 @@ class GroupCheckpoint:
         self.path = Path(f"{Path(table_path).resolve()}.checkpoint")
         self.key = {"format": FORMAT, **key}
         self.interval = interval
+        self.error: str | None = None
         self._last = time.monotonic()
 
     def due(self) -> bool:
@@ -94,22 +95,30 @@ class GroupCheckpoint:
         return GroupState(**arrays, **numbers)
 
     def save(self, state: GroupState) -> None:
-        """Replace the snapshot with ``state``: written beside it, then renamed over it."""
+        """Replace the snapshot with ``state``: written beside it, then renamed over it.
+        A snapshot that cannot be written (a full disk) is given up, not the solve:
+        ``error`` says why, and no other save is tried."""
         fresh = self.path.with_name(self.path.name + ".new")
-        shutil.rmtree(fresh, ignore_errors=True)
-        fresh.mkdir(parents=True)
-        counts = {}
-        for name in ARRAYS:
-            arrays = getattr(state, name)
-            counts[name] = len(arrays)
-            for i, a in enumerate(arrays):
-                np.save(fresh / f"{name}{i}.npy", a)
-        meta = {
-            "key": self.key, "counts": counts, "c": state.c, "before": state.before,
-            "highest": state.highest, "levels": state.levels,
-            "init_seconds": state.init_seconds, "level_seconds": state.level_seconds,
-        }
-        (fresh / "meta.json").write_text(json.dumps(meta))
+        try:
+            shutil.rmtree(fresh, ignore_errors=True)
+            fresh.mkdir(parents=True)
+            counts = {}
+            for name in ARRAYS:
+                arrays = getattr(state, name)
+                counts[name] = len(arrays)
+                for i, a in enumerate(arrays):
+                    np.save(fresh / f"{name}{i}.npy", a)
+            meta = {
+                "key": self.key, "counts": counts, "c": state.c, "before": state.before,
+                "highest": state.highest, "levels": state.levels,
+                "init_seconds": state.init_seconds, "level_seconds": state.level_seconds,
+            }
+            (fresh / "meta.json").write_text(json.dumps(meta))
+        except OSError as e:
+            shutil.rmtree(fresh, ignore_errors=True)
+            self.error = f"cannot save a snapshot in {fresh.parent}: {e.strerror or e}"
+            self.interval = float("inf")
+            return
         old = self.path.with_name(self.path.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if self.path.exists():

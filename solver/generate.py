@@ -348,6 +348,12 @@ def solve(
                 )
             commit(job.table, codes, attrs, job.layer)
             checkpoint.clear()
+            if checkpoint.error:
+                note = f"warning: {checkpoint.error}; the solve went on without one"
+                if show_progress:
+                    overall.write(note)
+                else:
+                    log(note)
             job.report.solved.append(done)
             overall.update(slots)
             if show_progress:

@@ -112,3 +112,24 @@ def test_a_solve_stopped_mid_group_resumes_there_and_leaves_no_snapshot(six_whol
     whole, resumed = TableFile.open(six_whole_path), TableFile.open(path)
     for s in group:
         assert np.array_equal(resumed.read_sector(s), whole.read_sector(s))
+
+
+def test_a_snapshot_that_cannot_be_written_costs_the_snapshot_not_the_solve(
+        six_whole_path, tmp_path, monkeypatch):
+    variant = get_variant("six")
+    group = _largest_moving_group(variant)
+    path = tmp_path / "six.h5"
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full_disk)
+    said = []
+    solve(variant, path, phase="moving", show_progress=False, log=said.append,
+          checkpoint_interval=0)
+    assert any("No space left on device" in line and "went on without one" in line
+               for line in said), said
+    assert not path.with_name("six.h5.checkpoint.new").exists()
+    whole, solved = TableFile.open(six_whole_path), TableFile.open(path)
+    for s in group:
+        assert np.array_equal(solved.read_sector(s), whole.read_sector(s))
