@@ -2,7 +2,7 @@
 large group resumes at its last level instead of from its start.
 
 A file commits whole groups (``generate.commit``), and the largest groups of Nine Men's
-Morris take most of an hour on two cores: a solve stopped near a group's end lost all
+Morris take up to 40 minutes on two cores: a solve stopped near a group's end lost all
 of it. Between two levels a group's state is its arrays (codes, triggers, counts,
 visit events, level marks) and a few numbers, so ``solve_group`` saves them here every
 ``interval`` seconds and, when it starts a group that has a snapshot, continues from
