@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba.core import cgutils, types
+from llvmlite import binding, ir
+from numba.core import cgutils, config, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
@@ -20,7 +20,31 @@ def popcount(typingctx, x):
     return x(x), codegen
 
 
-__all__ = ["atomic_decrement", "popcount", "prefetch", "trailing_zeros"]
+#: Whether the kernels may use ``pext``: the CPU has BMI2 and Numba compiles for this CPU
+#: (``NUMBA_CPU_NAME`` set means portable code for another one).
+HAS_PEXT = not config.CPU_NAME and bool(binding.get_host_cpu_features().get("bmi2", False))
+
+
+@intrinsic
+def pext(typingctx, x, mask):
+    """The bits of ``x`` at the set bits of ``mask``, packed at the bottom (x86 BMI2
+    ``pext``; only where ``HAS_PEXT``: LLVM cannot compile it for other CPUs)."""
+    if not (isinstance(x, types.Integer) and isinstance(mask, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(i64, [i64, i64]), "llvm.x86.bmi.pext.64"
+        )
+        wide = [context.cast(builder, a, t, types.int64)
+                for a, t in zip(args, signature.args, strict=True)]
+        return builder.call(fn, wide)
+
+    return types.int64(x, mask), codegen
+
+
+__all__ = ["HAS_PEXT", "atomic_decrement", "pext", "popcount", "prefetch", "trailing_zeros"]
 
 
 def _array_and_index(array, index) -> bool:

@@ -35,6 +35,8 @@ IndexTables = namedtuple(
         "class_stab",  # bit mask of non-identity symmetries fixing the canonical mask
         "class_freepos",  # [class, point] -> rank of the point among the free points
         "class_freepts",  # [class, j] -> j-th free point
+        "class_free",  # mask of the points free of each class's mover set
+        "colex_bytes",  # [byte k, its value, points below] -> its part of a colex rank
     ],
 )
 

@@ -11,12 +11,19 @@ import numpy as np
 import pytest
 from numba import njit, prange
 
+from solver.bits import HAS_PEXT
 from solver.board import BOARDS
 from solver.indexing import (
     IndexTables,
     build_index_tables,
+    bytewise_colex_rank,
     canonical_index,
+    colex_rank,
     free_places,
+    free_places_by_loop,
+    free_places_by_pext,
+    free_rank_by_loop,
+    free_rank_by_pext,
     index_batch,
     index_in_class,
     index_tables,
@@ -336,6 +343,39 @@ def test_stepping_through_a_class_gives_every_slot(board_name, W, B):
         assert bad == 0, lo
         stepped += n
     assert stepped > 0
+
+
+@njit
+def _rank_mismatches(T, classes, others, with_pext):
+    """How often the two ways of each rank differ over (class, other set) pairs: the
+    loops the kernels use without BMI2 against the byte tables (and ``pext``)."""
+    bad = 0
+    for i in range(len(classes)):
+        c, other = classes[i], others[i]
+        bad += bytewise_colex_rank(T, other) != colex_rank(T.binom, other)
+        if with_pext:
+            bad += free_rank_by_pext(T, c, other) != free_rank_by_loop(T, c, other)
+            bad += free_places_by_pext(T, c, other) != free_places_by_loop(T, c, other)
+    return bad
+
+
+@pytest.mark.parametrize("board_name", ["nine", "nine-diagonal", "six", "three"])
+def test_both_ways_of_ranking_agree(board_name):
+    """``free_rank`` and ``free_places`` take ``pext`` and byte tables where the CPU has
+    BMI2 and loops elsewhere, and a mover set's rank always the byte tables: on random
+    sets of every size beside random classes of every size, each pair must agree (the
+    other set is any set of the class's free points, the empty one included)."""
+    variant = get_variant(board_name)
+    T = index_tables(variant.board, variant.stones)
+    n = variant.board.n
+    rng = np.random.default_rng(len(board_name))
+    classes = rng.integers(0, len(T.class_mask), 200_000)
+    keep = rng.random((len(classes), n)) < rng.random((len(classes), 1))
+    bits = (np.int64(1) << np.arange(n, dtype=np.int64)) * keep
+    others = bits.sum(axis=1) & T.class_free[classes]
+    assert _rank_mismatches(T, classes, others, HAS_PEXT) == 0
+    if not HAS_PEXT:
+        pytest.skip("no BMI2 here: only the byte tables were checked, not pext")
 
 
 def test_index_tables_kept_on_disk_equal_freshly_built_ones():
