@@ -5,12 +5,12 @@ A file commits whole groups (``generate.commit``), and the largest groups of Nin
 Morris take up to 40 minutes on two cores: a solve stopped near a group's end lost all
 of it. Between two levels a group's state is its arrays (codes, triggers, counts,
 visit events, level marks) and a few numbers, so ``solve_group`` saves them here every
-``interval`` seconds and, when it starts a group that has a snapshot, continues from
-it. The snapshot is a folder beside the table file (``nine.h5`` ->
-``nine.h5.checkpoint``), replaced whole by a rename, so that a kill while saving leaves
-the previous one; it is removed once its group is committed. Its key is the variant,
-the group and the draw-rule limit: a snapshot of anything else is ignored (and then
-replaced).
+``interval`` seconds (``generate.CHECKPOINT_INTERVAL``) and, when it starts a group
+that has a snapshot, continues from it. The snapshot is a folder beside the table
+file (``nine.h5`` -> ``nine.h5.checkpoint``), replaced whole by a rename, so that a
+kill while saving leaves the previous one; it is removed once its group is committed.
+Its key is the variant, the group and the draw-rule limit: a snapshot of anything else
+is ignored (and then replaced).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class GroupState:
 class GroupCheckpoint:
     """The snapshot of one group's solve (``key``: what it must match to be used)."""
 
-    def __init__(self, table_path: Path | str, key: dict, interval: float = 900.0):
+    def __init__(self, table_path: Path | str, key: dict, interval: float):
         # beside the file itself, where a table file is a link to another disk
         self.path = Path(f"{Path(table_path).resolve()}.checkpoint")
         self.key = {"format": FORMAT, **key}
