@@ -20,9 +20,14 @@ def popcount(typingctx, x):
     return x(x), codegen
 
 
-#: Whether the kernels may use ``pext``: the CPU has BMI2 and Numba compiles for this CPU
-#: (``NUMBA_CPU_NAME`` set means portable code for another one).
-HAS_PEXT = not config.CPU_NAME and bool(binding.get_host_cpu_features().get("bmi2", False))
+#: CPUs with BMI2 whose ``pext`` is microcode taking tens to hundreds of cycles (AMD
+#: before Zen 3): slower than the loops it would replace.
+SLOW_PEXT = frozenset({"bdver4", "znver1", "znver2"})
+
+#: Whether the kernels use ``pext``: the CPU has a fast one and Numba compiles for this
+#: CPU (``NUMBA_CPU_NAME`` set means portable code for another one).
+HAS_PEXT = (not config.CPU_NAME and binding.get_host_cpu_name() not in SLOW_PEXT
+            and bool(binding.get_host_cpu_features().get("bmi2", False)))
 
 
 @intrinsic

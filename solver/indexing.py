@@ -96,13 +96,13 @@ def free_rank_by_loop(T, c, other):
 
 @njit(cache=True, inline="always")
 def free_rank_by_pext(T, c, other):
-    """``free_rank_by_loop`` as ``pext`` and a byte-wise rank: about a third of the time
-    for 8 or 9 stones (``bench_index.py``)."""
+    """``free_rank_by_loop`` as ``pext`` and a byte-wise rank: about half the time for 8
+    or 9 stones (``bench_index.py``)."""
     return bytewise_colex_rank(T, pext(other, T.class_free[c]))
 
 
-# The kernels use ``pext`` where the CPU has it (BMI2: Intel since 2013, AMD since 2017);
-# tests hold both versions equal
+# The kernels use ``pext`` where the CPU has a fast one (``bits.HAS_PEXT``: Intel since
+# 2013, AMD since Zen 3); tests hold both versions equal
 if HAS_PEXT:
     free_places, free_rank = free_places_by_pext, free_rank_by_pext
 else:
