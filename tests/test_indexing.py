@@ -357,7 +357,8 @@ def _colex_mismatches(T, masks):
 @njit
 def _pext_mismatches(T, classes, others):
     """How often ``pext`` and the byte tables rank or place an other set differently
-    from the loops the kernels use without BMI2 (compiled only where the CPU has it)."""
+    from the loops the kernels use without a fast ``pext`` (compiled only where the
+    kernels use it: ``bits.HAS_PEXT``)."""
     bad = 0
     for i in range(len(classes)):
         c, other = classes[i], others[i]
@@ -369,7 +370,7 @@ def _pext_mismatches(T, classes, others):
 @pytest.mark.parametrize("board_name", ["nine", "nine-diagonal", "six", "three"])
 def test_both_ways_of_ranking_agree(board_name):
     """``free_rank`` and ``free_places`` take ``pext`` and byte tables where the CPU has
-    BMI2 and loops elsewhere, and a mover set's rank always the byte tables: on random
+    a fast ``pext`` and loops elsewhere, and a mover set's rank always the byte tables: on random
     sets of every size beside random classes of every size, each pair must agree (the
     other set is any set of the class's free points, the empty one included)."""
     variant = get_variant(board_name)
@@ -381,7 +382,7 @@ def test_both_ways_of_ranking_agree(board_name):
     sets = ((np.int64(1) << np.arange(n, dtype=np.int64)) * keep).sum(axis=1)
     assert _colex_mismatches(T, sets) == 0
     if not HAS_PEXT:
-        pytest.skip("no BMI2 here: only the byte tables were checked, not pext")
+        pytest.skip("no fast pext here: only the byte tables were checked, not pext")
     assert _pext_mismatches(T, classes, sets & T.class_free[classes]) == 0
 
 
