@@ -44,6 +44,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from tqdm import tqdm
+
 # this checkout's solver, not the installed one (see bench_index.py); its sibling bench_state
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -180,12 +182,14 @@ def routes(table: TableFile, plies: list[int], samples: int, distance_plies: set
         row = defaultdict(int)
         row["distance_compared"] = 0
         tries = 0
+        bar = tqdm(total=samples, desc=f"routes, ply {ply}", unit="pos")
         while row["positions"] < samples and tries < 100 * samples:
             tries += 1
             position = random_position(variant, ply, rng)
             if position is None or position.mover_hand == 0:
                 continue
             row["positions"] += 1
+            bar.update()
             expected = tables.probe(position)
             row[expected.result.value] += 1
             started = time.perf_counter()
@@ -206,6 +210,7 @@ def routes(table: TableFile, plies: list[int], samples: int, distance_plies: set
                 else:
                     print(f"distance differs at {position}: tables {expected}, search "
                           f"{dtm.value}", file=sys.stderr)
+        bar.close()
         rows[str(ply)] = dict(row)
         if on_ply:
             on_ply(ply, rows[str(ply)])
