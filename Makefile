@@ -36,7 +36,7 @@ bench-placement: install
 	$(VENV)/bin/morris info data/nine.h5 --check-stats data/stats/nine.json
 	$(PY) benchmarks/bench_placement.py verify data/nine.h5
 	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 12-17 --samples 1700 --distance-plies 14-17
-	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 1-11 --samples 2
+	$(PY) benchmarks/bench_placement.py routes data/nine.h5 --plies 1-11 --samples 2 --tt-entries 90000000
 	$(PY) benchmarks/bench_placement.py probe data/nine.h5
 	$(PY) benchmarks/bench_placement.py report data/nine.h5
 	$(VENV)/bin/morris info data/nine.h5 --json > data/stats/nine.json
