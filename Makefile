@@ -20,7 +20,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 solve: install
-	$(VENV)/bin/morris reproduce three six
+	$(VENV)/bin/morris reproduce three three-holes six
 
 bench: install
 	$(PY) benchmarks/bench_solve.py
