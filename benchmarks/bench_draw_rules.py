@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="solve nothing: report what the file holds")
     parser.add_argument("--verify", action="store_true",
                         help="verify every sector's rule values (resumable) before the report")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a paragraph for the report's notes (repeatable): what the "
+                        "file's times do not say, such as cores shared or a pause")
     args = parser.parse_args(argv)
     limits = [int(x) for x in args.limits.split(",")]
     try:
@@ -178,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
                  *start_values(args.table, limits), "", "## Verification", "",
                  *verification(table, limits, state_file), "", "## Moving-phase sectors", "",
                  *sector_rows(table, limits), ""]
+        if args.note:
+            lines += ["## Notes", "", *[line for note in args.note for line in (note, "")]]
         report.write_text("\n".join(lines))
         print(f"wrote {report}")
     except MorrisError as e:

@@ -1,6 +1,6 @@
 """benchmarks/bench_draw_rules.py on Six Men's Morris: the report's counts are the
 file's, every sector verified, the start's value by search equals the tables'; a run
-stopped half-way reports what it has."""
+stopped half-way reports what it has, with the notes given."""
 
 from __future__ import annotations
 
@@ -49,7 +49,8 @@ def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
     shutil.copy(six_whole_path, path)
     solve("six", path, draw_rules=12, phase="moving", max_stones=3, show_progress=False,
           log=lambda s: None)  # the 3-3 sector only
-    text = report_of(path, "--report-only")
+    text = report_of(path, "--report-only", "--note", "Cores shared with a test run.")
+    assert text.endswith("## Notes\n\nCores shared with a test run.\n")
     moving = [s for s in TableFile.open(path).sector_set() if not (s[2] or s[3])]
     assert TableFile.open(path).sector_set(rule_layer(12)) == {(3, 3, 0, 0)}
     assert f"{len(moving) - 1} of {len(moving)} moving sectors still lack" in text
