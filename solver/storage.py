@@ -137,8 +137,12 @@ class TableFile:
                         if name.startswith(_TMP_PREFIX):
                             del group[name]
             return table
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".creating")
+        # a symbolic link (to a disk that outlives the machine, say) stays one: the new
+        # file goes where it points, and replacing the link itself would orphan the
+        # tables of any later run that re-creates the link
+        target = Path(os.path.realpath(path))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".creating")
         with h5py.File(tmp, "w") as f:
             f.attrs["format"] = "morris-tablebase"
             f.attrs["format_version"] = FORMAT_VERSION
@@ -148,7 +152,7 @@ class TableFile:
             f.attrs["metric"] = METRIC
             f.attrs["created"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             f.create_group("sectors")
-        os.replace(tmp, path)
+        os.replace(tmp, target)
         return cls.open(path)
 
     def sectors(self, layer: str = SECTORS) -> dict[Sector, dict]:
