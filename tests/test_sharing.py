@@ -3,6 +3,7 @@ once, and the clear error when the linked file is missing or holds other rules."
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import shutil
 
@@ -32,9 +33,29 @@ def test_which_sectors_two_variants_share():
     assert all(shared(beginners, nine, s) for s in moving)
     assert not any(shared(beginners, nine, s) for s in reachable_sectors(nine) if s[2] or s[3])
     assert not any(shared(noflying, nine, s) for s in moving)  # flying changes every value
+    # two stones for a double mill: never in the moving phase of the standard board; on
+    # one where slides close two mills, only where 5 stones close them against 4
+    assert all(shared(get_variant("nine-doublemill"), nine, s) for s in moving)
+    diagonal_double = dataclasses.replace(diagonal, name="diagonal-doublemill",
+                                          double_mill_removes=2)
+    assert {s[:2] for s in moving if shared(diagonal_double, diagonal, s)} == {
+        (w, b) for w in range(3, 10) for b in range(3, 10) if min(w, b) == 3 or max(w, b) <= 4}
     # twelve's full-board rule matters only on a full board: never with 9 stones a side
     assert all(shared(twelve, diagonal, s) for s in moving)
     assert not shared(twelve, diagonal, (12, 12, 0, 0))
+
+
+def test_two_stones_for_a_double_mill_change_no_moving_sector_of_the_standard_board(tmp_path):
+    # the claim behind linking all of nine-doublemill's moving phase to nine's, solved
+    # both ways where it would show first: 5 stones against 4
+    nine, doublemill = tmp_path / "nine.h5", tmp_path / "nine-doublemill.h5"
+    solve("nine", nine, sector=(5, 4, 0, 0), **quiet)
+    solve("nine-doublemill", doublemill, sector=(5, 4, 0, 0), share_with=[], **quiet)
+    ours, theirs = TableFile.open(doublemill), TableFile.open(nine)
+    assert ours.sector_set() == theirs.sector_set() >= {(5, 4, 0, 0), (4, 5, 0, 0)}
+    assert not ours.shared_sectors()
+    for sector in ours.sector_set():
+        assert np.array_equal(ours.read_sector(sector), theirs.read_sector(sector)), sector
 
 
 def test_a_shared_sector_has_the_same_index_whatever_the_stones():
