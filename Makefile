@@ -42,9 +42,10 @@ bench-placement: install
 	$(VENV)/bin/morris info data/nine.h5 --json > data/stats/nine.json
 
 # the move-limit draw rules on Nine Men's Morris' moving phase (its tables first: `morris
-# solve nine --phase moving`), both limits solved and verified, into its report
+# solve nine --phase moving`), both limits solved and verified, into its report and the
+# published statistics
 bench-draw-rules: install
-	$(PY) benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50 --moving-only --verify
+	$(PY) benchmarks/bench_draw_rules.py data/nine.h5 --limits 100,50 --moving-only --verify --stats data/stats/nine.json
 
 # the house-rule variants end to end, one after another, into benchmarks/variants_report.md
 bench-variants: install

@@ -17,11 +17,15 @@ sectors done so far, and the start's value once a limit covers every moving sect
 ``--verify`` then re-derives every sector's rule values with the verifier's own code
 (``morris verify --draw-rules``), sector by sector, each verdict kept in
 ``benchmarks/out/VARIANT_draw_rules_state.json`` so that a re-run skips those verified.
+``--stats FILE`` (for Nine Men's Morris ``data/stats/nine.json``) puts the rule values'
+per-sector counts into that published statistics file, once the game's statistics of
+every sector the table holds agree with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -37,6 +41,12 @@ from solver.position import Position  # noqa: E402
 from solver.probe import MissingSectorError, Tablebase  # noqa: E402
 from solver.search import search_value  # noqa: E402
 from solver.sectors import is_moving, sector_name  # noqa: E402
+from solver.stats import (  # noqa: E402
+    compare_statistics,
+    held_part,
+    load_statistics,
+    table_statistics,
+)
 from solver.storage import TableFile, rule_layer  # noqa: E402
 
 
@@ -147,6 +157,20 @@ def verification(table: TableFile, limits: list[int], state_file: Path) -> list[
     return lines
 
 
+def publish_statistics(table: TableFile, stats_file: Path) -> None:
+    """Replace the ``draw_rules`` part of the statistics file with the table's, after
+    checking that the game's statistics of the table's sectors agree with the file (the
+    rule values are only as good as the game's values they were derived from)."""
+    published, actual = load_statistics(stats_file), table_statistics(table)
+    problems = compare_statistics(held_part({**published, "draw_rules": {}}, actual), actual)
+    if problems:
+        raise MorrisError(f"{table.path} does not match {stats_file}: {problems[0]}")
+    published["draw_rules"] = actual.get("draw_rules", {})
+    stats_file.write_text(json.dumps(published, indent=2) + "\n")
+    print(f"wrote the draw-rule statistics ({', '.join(published['draw_rules']) or 'none'}) "
+          f"into {stats_file}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("table", type=Path)
@@ -162,6 +186,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--note", action="append", default=[],
                         help="a paragraph for the report's notes (repeatable): what the "
                         "file's times do not say, such as cores shared or a pause")
+    parser.add_argument("--stats", type=Path,
+                        help="a published statistics file (morris info --json) whose "
+                        "draw_rules part to write, e.g. data/stats/nine.json")
     args = parser.parse_args(argv)
     limits = [int(x) for x in args.limits.split(",")]
     try:
@@ -185,6 +212,8 @@ def main(argv: list[str] | None = None) -> None:
             lines += ["## Notes", "", *[line for note in args.note for line in (note, "")]]
         report.write_text("\n".join(lines))
         print(f"wrote {report}")
+        if args.stats:
+            publish_statistics(table, args.stats)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 

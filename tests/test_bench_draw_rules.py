@@ -1,13 +1,17 @@
 """benchmarks/bench_draw_rules.py on Six Men's Morris: the report's counts are the
 file's, every sector verified, the start's value by search equals the tables'; a run
-stopped half-way reports what it has, with the notes given."""
+stopped half-way reports what it has, with the notes given; the published statistics
+take the rule counts only over agreeing game values."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 from solver.storage import TableFile, rule_layer
 
@@ -56,3 +60,27 @@ def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
     assert f"{len(moving) - 1} of {len(moving)} moving sectors still lack" in text
     assert "* L = 12, moving phase, 1 sectors:" in text
     assert text.count("| - | - | - |") == len(moving) - 1
+
+
+def test_statistics_published_only_over_agreeing_game_values(six_whole_path, tmp_path):
+    from solver.generate import solve
+    from solver.stats import table_statistics
+
+    path = tmp_path / "six.h5"
+    shutil.copy(six_whole_path, path)
+    published = table_statistics(TableFile.open(path))
+    solve("six", path, draw_rules=12, phase="moving", max_stones=3, show_progress=False,
+          log=lambda s: None)  # the 3-3 sector only
+    stats = tmp_path / "six.json"
+    stats.write_text(json.dumps(published))
+    report_of(path, "--report-only", "--stats", str(stats))
+    written = json.loads(stats.read_text())
+    assert written["sectors"] == published["sectors"]
+    assert written["draw_rules"] == table_statistics(TableFile.open(path))["draw_rules"]
+    assert list(written["draw_rules"]["L12"]) == ["3_3_0_0"]
+
+    published["sectors"]["3_3_0_0"]["wins"] += 1  # statistics of other game values
+    stats.write_text(json.dumps(published))
+    with pytest.raises(SystemExit, match="3-3-0-0: wins"):
+        report_of(path, "--report-only", "--stats", str(stats))
+    assert "draw_rules" not in json.loads(stats.read_text())
