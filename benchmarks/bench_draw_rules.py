@@ -17,9 +17,9 @@ sectors done so far, and the start's value once a limit covers every moving sect
 ``--verify`` then re-derives every sector's rule values with the verifier's own code
 (``morris verify --draw-rules``), sector by sector, each verdict kept in
 ``benchmarks/out/VARIANT_draw_rules_state.json`` so that a re-run skips those verified.
-``--stats FILE`` (for Nine Men's Morris ``data/stats/nine.json``) puts the rule values'
-per-sector counts into that published statistics file, once the game's statistics of
-every sector the table holds agree with it.
+``--stats FILE`` (for Nine Men's Morris ``data/stats/nine.json``) puts the per-sector
+rule counts of each limit solved over the whole moving phase into that published
+statistics file, once the game's statistics of every sector the table holds agree with it.
 """
 
 from __future__ import annotations
@@ -157,17 +157,22 @@ def verification(table: TableFile, limits: list[int], state_file: Path) -> list[
     return lines
 
 
-def publish_statistics(table: TableFile, stats_file: Path) -> None:
-    """Replace the ``draw_rules`` part of the statistics file with the table's, after
-    checking that the game's statistics of the table's sectors agree with the file (the
-    rule values are only as good as the game's values they were derived from)."""
+def publish_statistics(table: TableFile, limits: list[int], stats_file: Path) -> None:
+    """Put the rule counts of each limit whose values cover the whole moving phase into
+    the statistics file's ``draw_rules`` part (a limit still being solved is left as the
+    file has it), after checking that the game's statistics of the table's sectors agree
+    with the file: the rule values are only as good as the game's values they came from."""
     published, actual = load_statistics(stats_file), table_statistics(table)
     problems = compare_statistics(held_part({**published, "draw_rules": {}}, actual), actual)
     if problems:
         raise MorrisError(f"{table.path} does not match {stats_file}: {problems[0]}")
-    published["draw_rules"] = actual.get("draw_rules", {})
+    moving = {s for s in table.sector_set() if is_moving(s)}
+    whole = [limit for limit in limits if moving <= table.sector_set(rule_layer(limit))]
+    rules = published.setdefault("draw_rules", {})
+    for limit in whole:
+        rules[f"L{limit}"] = actual["draw_rules"][f"L{limit}"]
     stats_file.write_text(json.dumps(published, indent=2) + "\n")
-    print(f"wrote the draw-rule statistics ({', '.join(published['draw_rules']) or 'none'}) "
+    print(f"wrote the draw-rule statistics of L = {', '.join(map(str, whole)) or 'none'} "
           f"into {stats_file}")
 
 
@@ -213,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         report.write_text("\n".join(lines))
         print(f"wrote {report}")
         if args.stats:
-            publish_statistics(table, args.stats)
+            publish_statistics(table, limits, args.stats)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 
