@@ -13,6 +13,7 @@ from solver.stats import (
     held_part,
     load_statistics,
     table_statistics,
+    uncompared_limits,
 )
 from solver.storage import TableFile
 
@@ -55,6 +56,10 @@ def info_command(path, as_json, stats_file):
                 f"{path} does not match {stats_file}: {len(problems)} difference{plural}{more}"
             )
         click.echo(f"{path} matches {stats_file}: all {len(sectors)} sectors agree")
+        absent = [limit[1:] for limit in uncompared_limits(expected, actual)]
+        if absent:
+            click.echo(f"(its draw-rule values are not compared: the file holds none for the "
+                       f"limit {', '.join(absent)})")
         return
     if as_json:
         click.echo(json.dumps(table_statistics(table), indent=2))

@@ -4,11 +4,13 @@ and ``morris info --check-stats`` tells a user whether a table file matches them
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from cli.main import main
+from solver.generate import solve
 from solver.stats import compare_statistics, load_statistics, table_statistics
 from solver.storage import TableFile
 
@@ -77,3 +79,23 @@ def test_check_stats_refuses_a_file_that_is_not_statistics(table_paths):
     assert result.exit_code == 1
     assert "cannot read statistics" in result.output
     assert "Traceback" not in result.output
+
+
+def test_draw_rule_statistics_are_compared_where_the_file_holds_them(six_whole_path, tmp_path):
+    path = tmp_path / "six.h5"
+    shutil.copy(six_whole_path, path)
+    solve("six", path, draw_rules=12, phase="moving", max_stones=3, show_progress=False,
+          log=lambda s: None)
+    stats = table_statistics(TableFile.open(path))  # the 3-3 sector at L = 12
+    stats["draw_rules"]["L20"] = stats["draw_rules"]["L12"]  # a limit the file lacks
+    published = tmp_path / "six.json"
+    published.write_text(json.dumps(stats))
+    result = CliRunner().invoke(main, ["info", str(path), "--check-stats", str(published)])
+    assert result.exit_code == 0, result.output
+    assert "not compared: the file holds none for the limit 20" in result.output
+
+    stats["draw_rules"]["L12"]["3_3_0_0"]["cursed_wins"] += 1
+    published.write_text(json.dumps(stats))
+    result = CliRunner().invoke(main, ["info", str(path), "--check-stats", str(published)])
+    assert result.exit_code == 1
+    assert "3-3-0-0 (limit 12): cursed_wins" in result.output
