@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_report
 
-from bench_report import hms, machine  # noqa: E402
+from bench_report import command_line, hms, machine  # noqa: E402
 from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
@@ -205,8 +204,8 @@ def main(argv: list[str] | None = None) -> None:
         state_file = report.parent / "out" / f"{report.stem}_state.json"
         if args.verify:
             verify(args.table, limits, state_file, args.threads)
-        command = shlex.join(["python", "benchmarks/bench_draw_rules.py",
-                              *(argv if argv is not None else sys.argv[1:])])
+        command = command_line("benchmarks/bench_draw_rules.py",
+                               argv if argv is not None else sys.argv[1:])
         lines = [f"# {table.variant.name}: values under the move-limit draw rule", "",
                  f"Produced by `{command}`. Machine: {machine()}.", "",
                  "## Totals", "", *totals(table, limits), "", "## Start position", "",

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*, moving_report
 
-from bench_report import GiB  # noqa: E402
+from bench_report import GiB, command_line  # noqa: E402
 from bench_state import (  # noqa: E402
     check_table_identity,
     load_state,
@@ -355,7 +354,7 @@ def main(argv: list[str] | None = None) -> None:
         config = {"variant": variant.name, "max_stones": args.max_stones,
                   "table": str(args.table.resolve())}
         sectors = [s for g in solve_plan(variant, "moving", args.max_stones) for s in g]
-        command = shlex.join(["python", os.path.relpath(__file__), *argv])
+        command = command_line(os.path.relpath(__file__), argv)
         run = Run(args, variant, sectors, load_state(path, config), path, command)
         for step in args.steps:
             if args.table.exists():

@@ -36,7 +36,6 @@ import argparse
 import datetime
 import os
 import random
-import shlex
 import statistics
 import subprocess
 import sys
@@ -50,7 +49,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_report import GiB, hms, verdict, verification_summary  # noqa: E402
+from bench_report import GiB, command_line, hms, verdict, verification_summary  # noqa: E402
 from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
@@ -499,7 +498,7 @@ def main(argv: list[str] | None = None) -> None:
             print(text)
         else:
             out = args.report or Path(__file__).resolve().parent / f"{name}_report.md"
-            command = shlex.join(["python", os.path.relpath(__file__), *argv])
+            command = command_line(os.path.relpath(__file__), argv)
             report(table, state, out, command, args.note)
     except MorrisError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shlex
 from pathlib import Path
 
 import numba
@@ -18,6 +19,20 @@ def hms(seconds: float) -> str:
     """A duration as the reports print it: ``H:MM:SS``."""
     whole = round(seconds)
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def command_line(script: str, argv: list[str]) -> str:
+    """The command that wrote a report, as its "Produced by" line shows it: the notes
+    given with ``--note`` are left out (they stand in the report's Notes below)."""
+    kept, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            skip = True
+        elif not arg.startswith("--note="):
+            kept.append(arg)
+    return shlex.join(["python", script, *kept])
 
 
 def met(ok: bool) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 
 import numpy as np  # noqa: E402
-from bench_report import GiB, hms, machine  # noqa: E402
+from bench_report import GiB, command_line, hms, machine  # noqa: E402
 from bench_state import load_state, save_merged, verify_sectors  # noqa: E402
 
 from solver.errors import MorrisError  # noqa: E402
@@ -222,8 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--note", action="append", default=[])
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
-    command = shlex.join(["python", "benchmarks/bench_variants.py",
-                          *(argv if argv is not None else sys.argv[1:])])
+    command = command_line("benchmarks/bench_variants.py",
+                           argv if argv is not None else sys.argv[1:])
     try:
         state = load_state(STATE, {"benchmark": "variants"})
         if not args.report_only:

@@ -55,6 +55,8 @@ def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
           log=lambda s: None)  # the 3-3 sector only
     text = report_of(path, "--report-only", "--note", "Cores shared with a test run.")
     assert text.endswith("## Notes\n\nCores shared with a test run.\n")
+    produced = next(line for line in text.splitlines() if line.startswith("Produced by"))
+    assert "--report-only" in produced and "Cores shared" not in produced
     moving = [s for s in TableFile.open(path).sector_set() if not (s[2] or s[3])]
     assert TableFile.open(path).sector_set(rule_layer(12)) == {(3, 3, 0, 0)}
     assert f"{len(moving) - 1} of {len(moving)} moving sectors still lack" in text
