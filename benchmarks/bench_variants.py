@@ -27,14 +27,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 
 import numpy as np  # noqa: E402
 from bench_report import GiB, command_line, hms, machine  # noqa: E402
-from bench_state import load_state, save_merged, verify_sectors  # noqa: E402
+from bench_state import (  # noqa: E402
+    check_table_identity,
+    load_state,
+    save_merged,
+    verify_sectors,
+)
 
 from solver.errors import MorrisError  # noqa: E402
 from solver.generate import solve  # noqa: E402
 from solver.position import Position  # noqa: E402
 from solver.probe import Tablebase  # noqa: E402
 from solver.search import search_start_value  # noqa: E402
-from solver.sectors import is_moving  # noqa: E402
+from solver.sectors import Sector, is_moving, sector_key  # noqa: E402
 from solver.stats import table_statistics  # noqa: E402
 from solver.storage import TableFile, default_table_path  # noqa: E402
 from solver.values import PAD  # noqa: E402
@@ -66,9 +71,10 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         save()
     table = TableFile.open(path)
     verified = done.setdefault("verify", {})
-    # a linked sector is another variant's, verified with that variant's own file
+    # a linked sector is another variant's, verified in that variant's own file
     own = table.sector_set() - set(table.shared_sectors())
     verify_sectors(path, sorted(own), verified, save, threads)
+    verify_linked(table, state, threads)
     STATS.mkdir(parents=True, exist_ok=True)
     (STATS / f"{name}.json").write_text(json.dumps(table_statistics(table), indent=2) + "\n")
     if "value" not in done:
@@ -85,6 +91,22 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         if changes is not None:
             done["changes"] = changes
             save()
+
+
+def verify_linked(table: TableFile, state: dict, threads: int | None) -> None:
+    """Verify the sectors ``table`` links to in the files that hold them (with those
+    files' rules, which ``sharing`` found equal on them), each sector once however many
+    variants link it: a file's verdicts are kept under ``state["linked FILE"]``, tied to
+    that file's creation stamp."""
+    by_file: dict[Path, list[Sector]] = {}
+    for sector, target in table.shared_sectors().items():
+        by_file.setdefault(target, []).append(sector)
+    for target, sectors in sorted(by_file.items()):
+        key = f"linked {target.name}"
+        entry = state.setdefault(key, {})
+        check_table_identity(entry, target)
+        verify_sectors(target, sorted(sectors), entry.setdefault("verify", {}),
+                       lambda key=key: save_merged(STATE, state, key), threads)
 
 
 def _results(codes: np.ndarray) -> np.ndarray:
@@ -150,6 +172,18 @@ def _changes_text(name: str, changes: dict | None) -> str:
     return f"- **{name}** against {standard}: " + ("; ".join(parts) or "nothing compared") + "."
 
 
+def _links_text(links: dict[Sector, Path], state: dict) -> str:
+    """The verdicts on the linked sectors, by the file holding them."""
+    parts = []
+    for target in sorted(set(links.values())):
+        mine = [sector_key(s) for s, t in links.items() if t == target]
+        verified = state.get(f"linked {target.name}", {}).get("verify", {})
+        found = [verified[k] for k in mine if k in verified]
+        parts.append(f"; links: {sum(v['ok'] for v in found)} of {len(mine)} OK in "
+                     f"{target.name} ({hms(sum(v['seconds'] for v in found))})")
+    return "".join(parts)
+
+
 def report(names: list[str], state: dict, command: str, notes: list[str]) -> None:
     results = [
         "| variant | start (tables) | start (search) | positions | wins | draws | losses "
@@ -185,7 +219,8 @@ def report(names: list[str], state: dict, command: str, notes: list[str]) -> Non
             f"{t['longest_win']} |")
         runs.append(
             f"| {name} | {hms(done['solve']['seconds'])} | {ok} of {len(sectors) - len(links)} OK "
-            f"({hms(sum(v['seconds'] for v in verified.values()))}) | {peak / GiB:.2f} | "
+            f"({hms(sum(v['seconds'] for v in verified.values()))}){_links_text(links, state)} | "
+            f"{peak / GiB:.2f} | "
             f"{os.path.getsize(path) / 1e9:.3g} | {len(sectors)} ({len(links)}) | "
             + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
         comparisons.append(_changes_text(name, done.get("changes")))
@@ -199,9 +234,10 @@ def report(names: list[str], state: dict, command: str, notes: list[str]) -> Non
         "## Results", "", *results, "",
         "## Runs", "",
         "The solve's wall time (shared sectors are linked, not solved), the verifier's "
-        "time summed over the file's own sectors (a linked sector is verified with the "
-        "file it links to), the largest peak RSS of one group's solve, the "
-        "file's size (links take no room), and the opening search's effort.", "",
+        "time summed over the file's own sectors and, apart, over the sectors it links "
+        "to (verified in the file holding them, once for all variants linking them), the "
+        "largest peak RSS of one group's solve, the file's size (links take no room), "
+        "and the opening search's effort.", "",
         *runs, "",
         "## Against the standard game", "",
         "Positions whose result for the side to move differs from the standard game's, "

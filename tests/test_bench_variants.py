@@ -10,6 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import h5py
 import numpy as np
 import pytest
 
@@ -78,3 +79,28 @@ def test_a_whole_run_of_nine_holes(bench, table_paths, tmp_path, monkeypatch):
         tmp_path / "data/three-holes.h5"))))
     report = (tmp_path / "benchmarks/variants_report.md").read_text()
     assert "| three-holes | draw | draw |" in report and "another board" in report
+
+
+def test_linked_sectors_are_verified_once_in_the_file_holding_them(
+        bench, table_paths, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    nine = tmp_path / "nine.h5"
+    shutil.copy(table_paths["nine"], nine)  # 3 against 3, the sector both games share
+    state = {}
+    for name in ("nine-nocapture-placement", "nine-noflying"):
+        path = tmp_path / f"{name}.h5"
+        solve(name, path, phase="moving", max_stones=3, share_with=[nine], **QUIET)
+        bench.verify_linked(TableFile.open(path), state, None)
+    # nocapture links 3-3 (its moving rules are nine's), noflying does not (no flying)
+    links = TableFile.open(tmp_path / "nine-nocapture-placement.h5").shared_sectors()
+    assert links == {(3, 3, 0, 0): nine.resolve()}
+    assert not TableFile.open(tmp_path / "nine-noflying.h5").shared_sectors()
+    verdict = state["linked nine.h5"]["verify"]["3_3_0_0"]
+    assert verdict["ok"] and verdict["positions"] > 0
+    saved = json.loads((tmp_path / "benchmarks/out/variants_state.json").read_text())
+    assert saved["linked nine.h5"]["verify"] == state["linked nine.h5"]["verify"]
+    # a verdict about another file of that name (solved again: a new stamp) is not reused
+    with h5py.File(nine, "a") as f:
+        f.attrs["created"] = "2030-01-01T00:00:00Z"
+    with pytest.raises(SystemExit, match="earlier"):
+        bench.verify_linked(TableFile.open(tmp_path / "nine-nocapture-placement.h5"), state, None)
