@@ -29,11 +29,14 @@ int64 words a slot, grown by doubling up to ``max_tt_entries`` at three quarters
 Successors come from ``movegen.gen_moves`` (the solver's own move generator), ordered
 for early cut-offs (``_rank``: mills, blocks, own two-stone mills, a history of
 cut-offs, neighbour count). Nodes with stones enough in hand first look all their
-successors up in the table (an enhanced transposition cut-off). On Six Men's Morris
-these take the WDL search from the start from 92,449 to 17,252 nodes
-(``benchmarks/README.md``). Every moving-phase sector the search can reach is held
-in memory (Nine Men's Morris: 8.6 GiB as bytes, see ``probe.compact_codes``), whatever
-the probe cache's size: leaves are everywhere.
+successors up in the table (an enhanced transposition cut-off). The default order
+(mills, then blocks, then neighbour count) takes the WDL search of Nine Men's Morris
+from the start to 3,984,394 nodes, against 42,372,619 with every bit (the fewest on
+Six Men's Morris, whose start needs only tens of thousands either way), and that of
+its no-capture house rule to 1,991,936, where every bit had not finished at 99 million
+(``benchmarks/README.md``, "Move order on Nine Men's Morris"). Every moving-phase
+sector the search can reach is held in memory (Nine Men's Morris: 8.6 GiB as bytes, see
+``probe.compact_codes``), whatever the probe cache's size: leaves are everywhere.
 """
 
 from __future__ import annotations
@@ -81,9 +84,9 @@ _NODES, _ENTRIES, _STOP, _DAMAGED, _MISSING = range(5)
 _GEN, _SUCC_MOVER, _SUCC_OTHER, _SUCC_KIND, _SUCC_KEY, _RANK, _PERM = 0, 3, 4, 5, 6, 7, 8
 _MOVE_ROWS = 9
 # The search's settings (``_rank``'s bits; the transposition cut-off from 2 stones in
-# both hands): the fewest nodes of those tried on Six Men's Morris (benchmarks/README.md,
-# "Opening search").
-DEFAULT_ORDER = 31
+# both hands): the fewest nodes of those tried on Nine Men's Morris from the start
+# (benchmarks/README.md, "Move order on Nine Men's Morris").
+DEFAULT_ORDER = 3
 DEFAULT_ETC_PLIES = 2
 
 
@@ -576,8 +579,8 @@ def search_value(
     kernel runs in a worker thread, so Ctrl-C stops it (``KeyboardInterrupt``) within a
     node. ``order`` (bits, see ``_rank``) and
     ``etc_plies`` (stones in both hands from which nodes look up all successors in the
-    table first) tune the search; the defaults gave the fewest nodes
-    (``benchmarks/bench_search.py``).
+    table first) tune the search; the defaults gave the fewest nodes on Nine Men's
+    Morris (``benchmarks/bench_search.py``).
 
     With ``draw_rules`` L the value is the one under the draw rule of an L-ply move
     limit (``drawrules``; win, draw or loss only): placement plies do not count, so the
