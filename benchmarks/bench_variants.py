@@ -179,6 +179,9 @@ def _links_text(links: dict[Sector, Path], state: dict) -> str:
         mine = [sector_key(s) for s, t in links.items() if t == target]
         verified = state.get(f"linked {target.name}", {}).get("verify", {})
         found = [verified[k] for k in mine if k in verified]
+        if not found:
+            parts.append(f"; {len(mine)} linked in {target.name}, not verified yet")
+            continue
         parts.append(f"; links: {sum(v['ok'] for v in found)} of {len(mine)} OK in "
                      f"{target.name} ({hms(sum(v['seconds'] for v in found))})")
     return "".join(parts)
