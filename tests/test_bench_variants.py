@@ -99,6 +99,9 @@ def test_linked_sectors_are_verified_once_in_the_file_holding_them(
     assert verdict["ok"] and verdict["positions"] > 0
     saved = json.loads((tmp_path / "benchmarks/out/variants_state.json").read_text())
     assert saved["linked nine.h5"]["verify"] == state["linked nine.h5"]["verify"]
+    # another variant linking it finds the verdict and does not verify again
+    bench.verify_linked(TableFile.open(tmp_path / "nine-nocapture-placement.h5"), saved, None)
+    assert saved["linked nine.h5"]["verify"]["3_3_0_0"] == verdict
     # a verdict about another file of that name (solved again: a new stamp) is not reused
     with h5py.File(nine, "a") as f:
         f.attrs["created"] = "2030-01-01T00:00:00Z"
