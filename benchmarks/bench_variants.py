@@ -48,10 +48,10 @@ from solver.variants import get_variant  # noqa: E402
 STATE = Path("benchmarks/out/variants_state.json")
 REPORT = Path("benchmarks/variants_report.md")
 STATS = Path("data/stats")
-# the game each house rule changes, whose tables the comparison reads
-STANDARD = {"nine-noflying": "nine", "nine-doublemill": "nine",
-            "nine-nocapture-placement": "nine", "nine-diagonal": "nine",
-            "three-holes": "three"}
+# the house-rule variants, in the report's order, each with the game it changes, whose
+# tables the comparison reads
+STANDARD = {"nine-nocapture-placement": "nine", "nine-noflying": "nine",
+            "nine-doublemill": "nine", "nine-diagonal": "nine", "three-holes": "three"}
 _STEP = 1 << 24
 RESULTS = ("draw", "win", "loss")
 
@@ -85,9 +85,15 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         done["search"] = {"value": str(found.value), "nodes": found.nodes,
                           "seconds": found.seconds}
         save()
-    standard = default_table_path(STANDARD[name])
-    if "changes" not in done and standard.exists():
-        changes = value_changes(TableFile.open(standard), table)
+    standard = get_variant(STANDARD[name])
+    if "changes" not in done:
+        if standard.board_name != variant.board_name:
+            # other points: no slot holds the same position in both
+            changes = {"board": variant.board_name}
+        elif default_table_path(standard).exists():
+            changes = value_changes(TableFile.open(default_table_path(standard)), table)
+        else:
+            changes = None
         if changes is not None:
             done["changes"] = changes
             save()
@@ -117,13 +123,10 @@ def _results(codes: np.ndarray) -> np.ndarray:
 
 def value_changes(standard: TableFile, table: TableFile) -> dict | None:
     """Position by position, the sectors ``table`` holds with its own values (not linked
-    from ``standard``): how many positions of each phase change their result from the
-    standard game's, by (standard result, variant result). Only boards of the same name
-    share their slots' positions; other boards get ``{"board": ...}``. None while the
+    from ``standard``, on the same board): how many positions of each phase change their
+    result from the standard game's, by (standard result, variant result). None while the
     standard file lacks one of those sectors (its placement phase not solved yet, say):
     a partial comparison would be recorded as the whole one."""
-    if standard.variant.board_name != table.variant.board_name:
-        return {"board": table.variant.board_name}
     common = sorted(table.sector_set() - set(table.shared_sectors()))
     if not set(common) <= standard.sector_set():
         return None
@@ -187,7 +190,8 @@ def _links_text(links: dict[Sector, Path], state: dict) -> str:
     return "".join(parts)
 
 
-def report(names: list[str], state: dict, command: str, notes: list[str]) -> None:
+def report(state: dict, command: str, notes: list[str]) -> None:
+    """Every house-rule variant's row, whichever of them this command ran."""
     results = [
         "| variant | start (tables) | start (search) | positions | wins | draws | losses "
         "| longest win |",
@@ -199,7 +203,7 @@ def report(names: list[str], state: dict, command: str, notes: list[str]) -> Non
         "|---|---:|---|---:|---:|---:|---:|",
     ]
     comparisons = []
-    for name in names:
+    for name in STANDARD:
         done = state.get(name, {})
         path = default_table_path(name)
         if "solve" not in done or not path.exists():
@@ -255,7 +259,8 @@ def report(names: list[str], state: dict, command: str, notes: list[str]) -> Non
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("variants", nargs="+")
+    parser.add_argument("variants", nargs="+", choices=list(STANDARD),
+                        help="the variants to run; the report covers all of them")
     parser.add_argument("--threads", type=int)
     parser.add_argument("--note", action="append", default=[])
     parser.add_argument("--report-only", action="store_true")
@@ -267,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.report_only:
             for name in args.variants:
                 run_variant(name, state, args.threads)
-        report(args.variants, state, command, args.note)
+        report(state, command, args.note)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 
