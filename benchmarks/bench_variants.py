@@ -86,12 +86,13 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
                           "seconds": found.seconds}
         save()
     standard = get_variant(STANDARD[name])
+    standard_path = default_table_path(standard)
     if "changes" not in done:
         if standard.board_name != variant.board_name:
             # other points: no slot holds the same position in both
             changes = {"board": variant.board_name}
-        elif default_table_path(standard).exists():
-            changes = value_changes(TableFile.open(default_table_path(standard)), table)
+        elif standard_path.exists():
+            changes = value_changes(TableFile.open(standard_path), table)
         else:
             changes = None
         if changes is not None:
