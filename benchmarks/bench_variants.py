@@ -9,9 +9,13 @@ many positions change their result against the standard game (``data/nine.h5``,
         nine-doublemill nine-diagonal three-holes
 
 Every step resumes: the solve from the table file, the rest from
-``benchmarks/out/variants_state.json`` (a variant's verification sector by sector). The
-report is ``benchmarks/variants_report.md``. A long run shares the cores with whatever
-else runs: its times are then upper bounds, and ``--note`` says so in the report.
+``benchmarks/out/variants_state.json`` (a variant's verification sector by sector). What
+the report says about a variant is kept in ``benchmarks/variants/VARIANT.json``, a
+record meant to be committed: the report is built from those records alone, so a
+variant finished on one machine keeps its row after the tables are gone, and a variant
+whose record is complete is not run again (delete the record to redo it). The report is
+``benchmarks/variants_report.md``. A long run shares the cores with whatever else runs:
+its times are then upper bounds, and ``--note`` says so in the report.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import os
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
@@ -31,6 +36,7 @@ from bench_state import (  # noqa: E402
     check_table_identity,
     load_state,
     save_merged,
+    toolkit_commit,
     verify_sectors,
 )
 
@@ -47,6 +53,7 @@ from solver.variants import get_variant  # noqa: E402
 
 STATE = Path("benchmarks/out/variants_state.json")
 REPORT = Path("benchmarks/variants_report.md")
+RECORDS = Path("benchmarks/variants")
 STATS = Path("data/stats")
 # the house-rule variants, in the report's order, each with the game it changes, whose
 # tables the comparison reads
@@ -59,15 +66,25 @@ RESULTS = ("draw", "win", "loss")
 def run_variant(name: str, state: dict, threads: int | None) -> None:
     """Solve, verify, value and compare one variant, recording each result in
     ``state[name]``, and write its per-sector statistics to ``data/stats/NAME.json``."""
+    finished = load_record(name)
+    if finished is not None and is_complete(finished):
+        print(f"{name}: finished, recorded in {record_path(name)} (table created "
+              f"{finished['table_created']}); delete the record to run it again")
+        return
     variant = get_variant(name)
     path = default_table_path(variant)
     done = state.setdefault(name, {})
-    save = lambda: save_merged(STATE, state, name)  # noqa: E731 (this variant's entry is ours)
+
+    def save() -> None:  # this variant's entry is ours
+        save_merged(STATE, state, name)
+        if "solve" in done:
+            write_record(name, state, path)
+
     if "solve" not in done:
         start = time.perf_counter()
         report = solve(variant, path, threads=threads)
         done["solve"] = {"seconds": time.perf_counter() - start, "groups": len(report.solved),
-                         "shared": report.shared}
+                         "shared": report.shared, "toolkit": toolkit_commit()}
         save()
     table = TableFile.open(path)
     verified = done.setdefault("verify", {})
@@ -75,6 +92,7 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     own = table.sector_set() - set(table.shared_sectors())
     verify_sectors(path, sorted(own), verified, save, threads)
     verify_linked(table, state, threads)
+    write_record(name, state, path)
     STATS.mkdir(parents=True, exist_ok=True)
     (STATS / f"{name}.json").write_text(json.dumps(table_statistics(table), indent=2) + "\n")
     if "value" not in done:
@@ -114,6 +132,62 @@ def verify_linked(table: TableFile, state: dict, threads: int | None) -> None:
         check_table_identity(entry, target)
         verify_sectors(target, sorted(sectors), entry.setdefault("verify", {}),
                        lambda key=key: save_merged(STATE, state, key), threads)
+
+
+def record_path(name: str) -> Path:
+    return RECORDS / f"{name}.json"
+
+
+def load_record(name: str) -> dict | None:
+    path = record_path(name)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _verdicts(verified: dict, keys: list[str]) -> dict:
+    """The verify step's verdicts on the sectors ``keys``, summed."""
+    found = [verified[k] for k in keys if k in verified]
+    return {"sectors": len(keys), "verified": len(found), "ok": sum(v["ok"] for v in found),
+            "positions": sum(v["positions"] for v in found),
+            "seconds": sum(v["seconds"] for v in found),
+            "failed": [k for k in keys if k in verified and not verified[k]["ok"]]}
+
+
+def write_record(name: str, state: dict, path: Path) -> None:
+    """Write what the report says about variant ``name``: its run's results so far (from
+    ``state``) and what its table file holds (sizes, counts, the solve's peak memory)."""
+    done = state[name]
+    table = TableFile.open(path)
+    links = table.shared_sectors()
+    stats = table.sectors()
+    own = sorted(set(stats) - set(links))
+    linked = {}
+    for target in sorted(set(links.values())):
+        keys = [sector_key(s) for s, t in links.items() if t == target]
+        linked[target.name] = _verdicts(
+            state.get(f"linked {target.name}", {}).get("verify", {}), keys)
+    record = {
+        "variant": name, "table_created": str(table.attrs["created"]),
+        "updated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "solve": done["solve"],
+        "verify": _verdicts(done.get("verify", {}), [sector_key(s) for s in own]),
+        "links": linked, "sectors": len(stats), "file_bytes": os.path.getsize(path),
+        # the peak of each group's own solve, as the file records it
+        "peak_rss_bytes": max((stats[s]["peak_rss_bytes"] for s in own), default=0),
+        "totals": _totals(table),
+    } | {k: done[k] for k in ("value", "search", "changes") if k in done}
+    RECORDS.mkdir(parents=True, exist_ok=True)
+    tmp = record_path(name).with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    os.replace(tmp, record_path(name))
+
+
+def is_complete(record: dict) -> bool:
+    """Every sector verified OK (linked ones in their files), the start valued both ways
+    and compared with the standard game: nothing left to run."""
+    verdicts = [record["verify"], *record["links"].values()]
+    return (all(v["ok"] == v["sectors"] for v in verdicts)
+            and all(k in record for k in ("value", "search", "changes")))
 
 
 def _results(codes: np.ndarray) -> np.ndarray:
@@ -176,23 +250,19 @@ def _changes_text(name: str, changes: dict | None) -> str:
     return f"- **{name}** against {standard}: " + ("; ".join(parts) or "nothing compared") + "."
 
 
-def _links_text(links: dict[Sector, Path], state: dict) -> str:
-    """The verdicts on the linked sectors, by the file holding them."""
-    parts = []
-    for target in sorted(set(links.values())):
-        mine = [sector_key(s) for s, t in links.items() if t == target]
-        verified = state.get(f"linked {target.name}", {}).get("verify", {})
-        found = [verified[k] for k in mine if k in verified]
-        if not found:
-            parts.append(f"; {len(mine)} linked in {target.name}, not verified yet")
-            continue
-        parts.append(f"; links: {sum(v['ok'] for v in found)} of {len(mine)} OK in "
-                     f"{target.name} ({hms(sum(v['seconds'] for v in found))})")
-    return "".join(parts)
+def _verdicts_text(v: dict, where: str = "") -> str:
+    """"K of N OK (H:MM:SS)", saying which failed or how many are still to verify."""
+    text = f"{v['ok']} of {v['sectors']} OK{where} ({hms(v['seconds'])})"
+    if v["failed"]:
+        text += f", **FAILED: {', '.join(v['failed'])}**"
+    elif v["verified"] < v["sectors"]:
+        text += f", {v['sectors'] - v['verified']} not verified yet"
+    return text
 
 
-def report(state: dict, command: str, notes: list[str]) -> None:
-    """Every house-rule variant's row, whichever of them this command ran."""
+def report(command: str, notes: list[str]) -> None:
+    """Every house-rule variant's row from its committed record, whichever of them this
+    command ran and whichever machine ran them."""
     results = [
         "| variant | start (tables) | start (search) | positions | wins | draws | losses "
         "| longest win |",
@@ -203,38 +273,37 @@ def report(state: dict, command: str, notes: list[str]) -> None:
         "| search nodes, time |",
         "|---|---:|---|---:|---:|---:|---:|",
     ]
-    comparisons = []
+    comparisons, provenance = [], []
     for name in STANDARD:
-        done = state.get(name, {})
-        path = default_table_path(name)
-        if "solve" not in done or not path.exists():
+        record = load_record(name)
+        if record is None:
             results.append(f"| {name} | not run | | | | | | |")
             runs.append(f"| {name} | not run | | | | | |")
             continue
-        table = TableFile.open(path)
-        sectors = table.sector_set()
-        links = table.shared_sectors()
-        # the peak of each group's own solve, as the file records it (shared ones excluded)
-        peak = max((st["peak_rss_bytes"] for s, st in table.sectors().items() if s not in links),
-                   default=0)
-        verified = done.get("verify", {})
-        ok = sum(v["ok"] for v in verified.values())
-        search = done.get("search")
-        t = _totals(table)
+        search = record.get("search")
+        t = record["totals"]
         results.append(
-            f"| {name} | {done.get('value', '-')} | {search['value'] if search else '-'} | "
+            f"| {name} | {record.get('value', '-')} | {search['value'] if search else '-'} | "
             f"{t['positions']:,} | {t['wins']:,} | {t['draws']:,} | {t['losses']:,} | "
             f"{t['longest_win']} |")
+        verified = "; links: ".join([
+            _verdicts_text(record["verify"]),
+            *(_verdicts_text(v, f" in {target}") for target, v in record["links"].items())])
+        shared = sum(v["sectors"] for v in record["links"].values())
         runs.append(
-            f"| {name} | {hms(done['solve']['seconds'])} | {ok} of {len(sectors) - len(links)} OK "
-            f"({hms(sum(v['seconds'] for v in verified.values()))}){_links_text(links, state)} | "
-            f"{peak / GiB:.2f} | "
-            f"{os.path.getsize(path) / 1e9:.3g} | {len(sectors)} ({len(links)}) | "
+            f"| {name} | {hms(record['solve']['seconds'])} | {verified} | "
+            f"{record['peak_rss_bytes'] / GiB:.2f} | {record['file_bytes'] / 1e9:.3g} | "
+            f"{record['sectors']} ({shared}) | "
             + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
-        comparisons.append(_changes_text(name, done.get("changes")))
+        comparisons.append(_changes_text(name, record.get("changes")))
+        provenance.append(f"- {name}: {'finished' if is_complete(record) else 'in progress'}, "
+                          f"recorded {record['updated']} on {record['machine']}, table created "
+                          f"{record['table_created']}"
+                          + (f", solved by toolkit {record['solve']['toolkit']}"
+                             if "toolkit" in record["solve"] else "") + ".")
     lines = [
         "# The house-rule variants, end to end", "",
-        f"Produced by `{command}`. Machine: {machine()}.", "",
+        f"Produced by `{command}` from the records in `{RECORDS}/`, one per variant run.", "",
         "Values are for the side to move at the start (White); positions are canonical "
         "(symmetry-reduced), counted over every sector, wins/draws/losses for the side to "
         "move; the longest win is in plies, over all sectors. Each variant's per-sector "
@@ -250,7 +319,8 @@ def report(state: dict, command: str, notes: list[str]) -> None:
         "## Against the standard game", "",
         "Positions whose result for the side to move differs from the standard game's, "
         "read slot by slot from both files in the sectors each holds with its own values.",
-        "", *comparisons,
+        "", *comparisons, "",
+        "## Where each ran", "", *(provenance or ["- nothing run yet"]),
     ]
     if notes:
         lines += ["", "## Notes", "", *[line for note in notes for line in (note, "")]]
@@ -273,7 +343,7 @@ def main(argv: list[str] | None = None) -> None:
         if not args.report_only:
             for name in args.variants:
                 run_variant(name, state, args.threads)
-        report(state, command, args.note)
+        report(command, args.note)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 

@@ -1,6 +1,7 @@
 """benchmarks/bench_variants.py on small files: the comparison with the standard game
-counts exactly the positions whose result changes, and a whole run of Nine Holes writes
-the report and the statistics file."""
+counts exactly the positions whose result changes, a whole run of Nine Holes writes
+the report, the statistics file and the variant's record, and the report is rebuilt from
+the records alone when the tables are gone."""
 
 from __future__ import annotations
 
@@ -80,6 +81,46 @@ def test_a_whole_run_of_nine_holes(bench, tmp_path, monkeypatch):
     assert "| three-holes | draw | draw |" in report and "another board" in report
     # the report keeps a row for every house rule, not only the ones this command ran
     assert "| nine-noflying | not run |" in report
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert bench.is_complete(record)
+    assert record["verify"]["ok"] == record["sectors"] == len(sectors)
+    assert record["totals"]["positions"] == sum(s["positions"] for s in stats["sectors"].values())
+
+
+def test_a_finished_variant_outlives_its_tables(bench, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bench.main(["three-holes"])
+    report = (tmp_path / "benchmarks/variants_report.md").read_text()
+    # another machine: the tables and the resumable state are gone, the records are not
+    shutil.rmtree(tmp_path / "data")
+    shutil.rmtree(tmp_path / "benchmarks/out")
+    bench.main(["three-holes", "--report-only"])
+    again = (tmp_path / "benchmarks/variants_report.md").read_text()
+    assert "| three-holes | draw | draw |" in again
+    assert again.split("## Runs")[1] == report.split("## Runs")[1]
+    # its record is complete: running it again solves nothing
+    bench.main(["three-holes"])
+    assert not (tmp_path / "data/three-holes.h5").exists()
+
+
+def test_an_unfinished_record_is_run_on(bench, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bench.main(["three-holes"])
+    path = tmp_path / "benchmarks/variants/three-holes.json"
+    record = json.loads(path.read_text())
+    del record["search"]
+    record["verify"]["ok"] -= 1  # a sector that failed, or not verified yet
+    assert not bench.is_complete(record)
+    path.write_text(json.dumps(record))
+    bench.main(["three-holes", "--report-only"])
+    report = (tmp_path / "benchmarks/variants_report.md").read_text()
+    assert "| three-holes | draw | - |" in report and "in progress" in report
+    # the machine is new: the run solves and searches again, and the record is whole
+    shutil.rmtree(tmp_path / "data")
+    shutil.rmtree(tmp_path / "benchmarks/out")
+    bench.main(["three-holes"])
+    assert (tmp_path / "data/three-holes.h5").exists()
+    assert bench.is_complete(json.loads(path.read_text()))
 
 
 def test_linked_sectors_are_verified_once_in_the_file_holding_them(
