@@ -85,6 +85,8 @@ def test_a_whole_run_of_nine_holes(bench, tmp_path, monkeypatch):
     assert bench.is_complete(record)
     assert record["verify"]["ok"] == record["sectors"] == len(sectors)
     assert record["totals"]["positions"] == sum(s["positions"] for s in stats["sectors"].values())
+    # one run solved every group: their recorded times fit in its wall time
+    assert 0 < record["group_seconds"] <= record["solve"]["seconds"]
 
 
 def test_a_finished_variant_outlives_its_tables(bench, tmp_path, monkeypatch):
