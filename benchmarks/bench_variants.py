@@ -36,6 +36,7 @@ from bench_state import (  # noqa: E402
     check_table_identity,
     load_state,
     save_merged,
+    save_state,
     toolkit_commit,
     verify_sectors,
 )
@@ -179,10 +180,7 @@ def write_record(name: str, state: dict, path: Path) -> None:
         "group_seconds": sum(stats[s]["solve_seconds"] for s in own if s == min(twin(s))),
         "totals": _totals(table),
     } | {k: done[k] for k in ("value", "search", "changes") if k in done}
-    RECORDS.mkdir(parents=True, exist_ok=True)
-    tmp = record_path(name).with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    os.replace(tmp, record_path(name))
+    save_state(record_path(name), record)
 
 
 def is_complete(record: dict) -> bool:
