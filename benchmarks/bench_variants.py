@@ -139,9 +139,27 @@ def record_path(name: str) -> Path:
     return RECORDS / f"{name}.json"
 
 
+# what write_record always writes, and the report and the skip read
+RECORD_KEYS = frozenset({"table_created", "updated", "machine", "solve", "verify", "links",
+                         "sectors", "file_bytes", "peak_rss_bytes", "group_seconds", "totals"})
+
+
 def load_record(name: str) -> dict | None:
+    """Variant ``name``'s record, or None if it has none; a record that is not one (damaged,
+    or from an older version of this script) stops the run with one line."""
     path = record_path(name)
-    return json.loads(path.read_text()) if path.exists() else None
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"{path}: not a variant record ({exc}); delete it and run "
+                         f"{name} again") from None
+    missing = RECORD_KEYS - record.keys() if isinstance(record, dict) else RECORD_KEYS
+    if missing:
+        raise SystemExit(f"{path}: not a variant record (no {', '.join(sorted(missing))}); "
+                         f"delete it and run {name} again")
+    return record
 
 
 def _verdicts(verified: dict, keys: list[str]) -> dict:

@@ -125,6 +125,23 @@ def test_an_unfinished_record_is_run_on(bench, tmp_path, monkeypatch):
     assert bench.is_complete(json.loads(path.read_text()))
 
 
+@pytest.mark.parametrize("text", ['{"variant": "three-holes", "tot', '{"variant": "three-holes"}',
+                                  "[1, 2]"])
+def test_a_record_that_is_not_one_stops_the_run_with_one_line(bench, tmp_path, monkeypatch,
+                                                              text):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "benchmarks/variants/three-holes.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    for argv in (["three-holes"], ["three-holes", "--report-only"]):
+        with pytest.raises(SystemExit) as stop:
+            bench.main(argv)
+        message = str(stop.value)
+        assert message.startswith(f"{path.relative_to(tmp_path)}: not a variant record")
+        assert "\n" not in message and "delete it" in message
+    assert not (tmp_path / "data/three-holes.h5").exists()
+
+
 def test_linked_sectors_are_verified_once_in_the_file_holding_them(
         bench, table_paths, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
