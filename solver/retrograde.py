@@ -114,10 +114,12 @@ def slot_scratch(n):
 
 @njit(cache=True, inline="always")
 def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
-                quiet_exits, scratch):
+                quiet_exits, out_mover, out_other, out_kind, inside, exit_kind, exit_index,
+                base):
     """The init pass's work for slot ``i`` of group sector k, holding the canonical
-    position (mover, other): its final code, or its trigger and count."""
-    out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = scratch
+    position (mover, other): its final code, or its trigger and count. The scratch
+    arrays come unpacked (``slot_scratch``): unpacking them here, once a slot, took and
+    dropped a reference to each."""
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
     if R.line_wins and has_mill(R, other):
         v[i] = 1
@@ -218,7 +220,7 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
     for ci in prange(nchunks):
-        scratch = slot_scratch(T.n)
+        out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = slot_scratch(T.n)
         start = lo + ci * chunk
         places = 0
         for i in range(start, min(start + chunk, hi)):
@@ -233,7 +235,8 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
                 v[i] = PAD
                 continue
             settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
-                        quiet_inside, quiet_exits, scratch)
+                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
+                        exit_kind, exit_index, base)
 
 
 @njit(parallel=True, cache=True)
@@ -249,11 +252,15 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
     same code; slots no position reaches are padding (the caller fills the sector with
     ``PAD`` first)."""
     v = vals[k]
+    # typed-list items taken once: a lookup per position takes and drops a reference
+    # to the array, atomic instructions on a counter both threads write
+    tr = trig[k]
+    cnt = counts[k]
     W, B = SI[k, W_], SI[k, B_]
     exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
     movers = T.binom[T.n - B, W]
     for oc in prange(lo, hi):
-        scratch = slot_scratch(T.n)
+        out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = slot_scratch(T.n)
         c = T.class_off[B] + oc
         other = T.class_mask[c]
         # mover sets as places among the points `other` leaves free, in colex order
@@ -268,8 +275,9 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
                     mover |= np.int64(1) << T.class_freepts[c, trailing_zeros(rest)]
                     rest &= rest - 1
             i = canonical_index(T, W, B, mover, other)
-            settle_slot(R, T, SI, k, v, trig[k], counts[k], i, mover, other, exit0, exit1,
-                        exit2, quiet_inside, quiet_exits, scratch)
+            settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
+                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
+                        exit_kind, exit_index, base)
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
