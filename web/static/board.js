@@ -1,11 +1,21 @@
-// The analysis board: draws any variant's board from its geometry (/api/variants), asks
-// the server for the game so far (/api/game) and the engine's moves (/api/engine).
-// A move is entered by clicks: the stone to move (not when placing), the point, then the
-// stones to remove. The URL holds variant, start position, moves and mode, so a link
-// opens the same game.
+// The analysis board: asks the server for the game so far (/api/game) and the engine's
+// moves (/api/engine), and draws the board with BoardView (boardview.js). A move is
+// entered by clicks or keys on the board: the stone to move (not when placing), the
+// point, then the stones to remove. The URL holds variant, start position, moves and mode,
+// so a link opens the same game.
+//
+// A slow or failing server: the game shown changes only when the server's answer comes.
+// While a request is out the page says so (after a moment, so quick answers do not
+// flicker) and marks the board aria-busy; a click on the board then is not queued (it
+// would land in a position the player has not seen yet) but answered with "wait for the
+// answer". Every control that starts another game (variant, mode, New game, Undo, ...)
+// supersedes the request: it is aborted, and the answer of any request but the latest is
+// dropped, so a late engine move never lands in the next game. A request fails after
+// TIMEOUT_MS; a failure reads as one line, with a Retry button where trying again can help.
 "use strict";
 
-const SVG = "http://www.w3.org/2000/svg";
+const TIMEOUT_MS = 15000;
+const BUSY_DELAY_MS = 200;  // answers quicker than this show no busy line
 const state = {
   variants: {},       // name -> variant (board geometry, stones, rules)
   variant: null,      // the name shown
@@ -14,22 +24,152 @@ const state = {
   redo: [],           // moves taken back, the last taken back last
   data: null,         // /api/game's answer for start + moves
   clicks: [],         // points clicked so far for the next move
-  busy: false,        // a request (or the engine) is under way
+  view: null,         // the BoardView drawing state.variant
+  generation: 0,      // counts the requests started: only the latest one's answer counts
+  request: null,      // the request in flight: {generation, label, controller, timedOut}
+  busyTimer: null,    // shows the busy line once a request has taken BUSY_DELAY_MS
+  retry: null,        // what the Retry button does
 };
 const $ = (id) => document.getElementById(id);
 
-async function api(path, params) {
-  const response = await fetch(`${path}?${new URLSearchParams(params)}`);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error || `${response.status}`);
+// a failed request, in one line; transient when trying again may help (no answer, a
+// server error), not for a request the server refused (an illegal move, say)
+class RequestError extends Error {
+  constructor(message, transient) {
+    super(message);
+    this.transient = transient;
+  }
+}
+
+// the API's JSON answer; aborted with the request, or after TIMEOUT_MS
+async function api(path, params, request) {
+  const timer = setTimeout(() => {
+    request.timedOut = true;
+    request.controller.abort();
+  }, TIMEOUT_MS);
+  let response, text;
+  try {
+    response = await fetch(`${path}?${new URLSearchParams(params)}`,
+      { signal: request.controller.signal });
+    text = await response.text();
+  } catch (err) {
+    if (request.timedOut) throw new RequestError(`no answer from the server in ${TIMEOUT_MS / 1000} s`, true);
+    if (request.controller.signal.aborted) throw err;  // superseded: nobody waits for it
+    throw new RequestError("cannot reach the server", true);
+  } finally {
+    clearTimeout(timer);
+  }
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: a proxy's error page, say; the status tells all there is to tell
+  }
+  if (!response.ok) {
+    if (body && body.error) throw new RequestError(body.error, response.status >= 500);
+    throw new RequestError(`server error ${response.status}`, true);
+  }
+  if (body === null) throw new RequestError("server error: the answer is not JSON", true);
   return body;
 }
 
-function gameParams() {
+// starts a request, superseding the one in flight
+function begin(label) {
+  if (state.request) state.request.controller.abort();
+  state.request = { generation: ++state.generation, label, controller: new AbortController(),
+                    timedOut: false };
+  showError("");
+  document.body.dataset.ready = "0";
+  $("board").setAttribute("aria-busy", "true");
+  $("busy-text").textContent = label;
+  if ($("busy").hidden && !state.busyTimer) {
+    state.busyTimer = setTimeout(() => { $("busy").hidden = false; }, BUSY_DELAY_MS);
+  }
+  return state.request;
+}
+
+function isLatest(request) {
+  return request.generation === state.generation;
+}
+
+function idle() {
+  state.request = null;
+  clearTimeout(state.busyTimer);
+  state.busyTimer = null;
+  $("busy").hidden = true;
+  $("board").setAttribute("aria-busy", "false");
+  document.body.dataset.ready = "1";
+}
+
+// a click or key while a request is out: said, not silently dropped
+function askToWait() {
+  $("busy-text").textContent = `${state.request.label} Wait for the answer, then play.`;
+  $("busy").hidden = false;
+}
+
+// a request failed: says why in one line, with Retry (which runs retry) where it may help
+function failed(request, err, retry, prefix = "") {
+  if (!isLatest(request)) return;  // superseded: its failure is no news
+  idle();
+  const message = err instanceof RequestError ? err.message : String(err.message || err);
+  showError(prefix + message.split("\n")[0], err.transient ? retry : null);
+}
+
+function showError(message, retry = null) {
+  $("error").hidden = !message;
+  $("error-text").textContent = message;
+  $("retry").hidden = !retry;
+  state.retry = retry;
+}
+
+// the game shown, as load() takes it
+function game() {
+  return { variant: state.variant, start: state.start, moves: [...state.moves],
+           redo: [...state.redo] };
+}
+
+function gameParams(g) {
   return {
-    variant: state.variant, start: state.start, moves: state.moves.join(" "),
+    variant: g.variant, start: g.start, moves: g.moves.join(" "),
     draw_rules: $("draw-rules").checked ? "1" : "0",
   };
+}
+
+// asks for the game `next` (as game() gives) and shows it, then lets the engine move if
+// it is its turn; the game shown changes only with the answer. Resolves to the error
+// that stopped it, if any (not to the abort of a request superseded).
+async function load(next) {
+  const request = begin("Loading…");
+  let data;
+  try {
+    data = await api("/api/game", gameParams(next), request);
+  } catch (err) {
+    failed(request, err, () => load(next));
+    return isLatest(request) ? err : null;  // a superseded request failed nothing
+  }
+  if (!isLatest(request)) return null;
+  Object.assign(state, next, { data, clicks: [] });
+  if (!state.view || state.view.variant.name !== state.variant) {
+    state.view = new BoardView($("board"), state.variants[state.variant], { onPoint });
+  }
+  render();
+  saveUrl();
+  if (!data.over && !humanToMove()) engineMove();
+  else idle();
+  return null;
+}
+
+async function engineMove() {
+  const request = begin("Engine thinking…");
+  let move;
+  try {
+    const params = { ...gameParams(game()), strength: $("strength").value };
+    ({ move } = await api("/api/engine", params, request));
+  } catch (err) {
+    failed(request, err, engineMove, "engine: ");
+    return;
+  }
+  if (isLatest(request)) await load({ ...game(), moves: [...state.moves, move], redo: [] });
 }
 
 function valueText(value) {
@@ -56,53 +196,15 @@ function humanToMove() {
   return mode === "analyse" || mode === "friends" || state.data.to_move === mode;
 }
 
-async function refresh() {
-  state.busy = true;
-  document.body.dataset.ready = "0";
-  try {
-    state.data = await api("/api/game", gameParams());
-    $("error").textContent = "";
-  } catch (err) {
-    $("error").textContent = err.message;
-    state.busy = false;
-    document.body.dataset.ready = "1";
-    return false;
-  }
-  state.clicks = [];
-  state.busy = false;
-  render();
-  saveUrl();
-  if (!state.data.over && !humanToMove()) await engineMove();
-  else document.body.dataset.ready = "1";
-  return true;
-}
-
-async function engineMove() {
-  state.busy = true;
-  try {
-    const params = { ...gameParams(), strength: $("strength").value };
-    const { move } = await api("/api/engine", params);
-    state.moves.push(move);
-    state.redo = [];
-    state.busy = false;
-    await refresh();
-  } catch (err) {
-    $("error").textContent = `engine: ${err.message}`;
-    state.busy = false;
-    document.body.dataset.ready = "1";
-  }
-}
-
-async function play(text) {
-  if (state.busy) return;
-  state.moves.push(text);
-  state.redo = [];
-  if (!(await refresh())) state.moves.pop();
+function play(text) {
+  if (state.request) return askToWait();
+  load({ ...game(), moves: [...state.moves, text], redo: [] });
 }
 
 function onPoint(name) {
+  if (state.request) return askToWait();
   const data = state.data;
-  if (state.busy || !data || data.over || !humanToMove()) return;
+  if (!data || data.over || !humanToMove()) return;
   let clicks = [...state.clicks, name];
   let matching = data.moves.filter((m) => matches(m, clicks));
   if (!matching.length) {  // start again from this point
@@ -119,57 +221,11 @@ function onPoint(name) {
   render();
 }
 
-function drawBoard() {
-  const variant = state.variants[state.variant];
-  const { points, coords, edges } = variant.board;
-  const size = Math.max(...coords.flat());
-  const svg = $("board");
-  svg.setAttribute("viewBox", `-0.75 -0.75 ${size + 1.5} ${size + 1.5}`);
-  svg.replaceChildren();
-  const xy = (i) => [coords[i][0], size - coords[i][1]];
-  const add = (tag, attrs, parent = svg) => {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-    parent.appendChild(el);
-    return el;
-  };
-  // file letters below the board and rank numbers left of it, read off the point names
-  const files = new Map(), ranks = new Map();
-  points.forEach((name, i) => {
-    files.set(coords[i][0], name.match(/^[a-z]+/)[0]);
-    ranks.set(coords[i][1], name.match(/\d+$/)[0]);
-  });
-  for (const [x, letter] of files) add("text", { x, y: size + 0.62, class: "label" }).textContent = letter;
-  for (const [y, number] of ranks) add("text", { x: -0.62, y: size - y, class: "label" }).textContent = number;
-  for (const [a, b] of edges) {
-    const [x1, y1] = xy(a);
-    const [x2, y2] = xy(b);
-    add("line", { x1, y1, x2, y2 });
-  }
-  const data = state.data;
-  const stones = new Map([...data.white.map((p) => [p, "white"]), ...data.black.map((p) => [p, "black"])]);
-  const hints = targetHints();
-  points.forEach((name, i) => {
-    const [cx, cy] = xy(i);
-    add("circle", { cx, cy, r: 0.1, class: "point" });
-    if (stones.has(name)) {
-      const chosen = state.clicks.includes(name) ? " selected" : "";
-      add("circle", { cx, cy, r: 0.32, class: `stone ${stones.get(name)}${chosen}`, "data-stone": name });
-    }
-    if (hints.has(name) && $("show-values").checked) {
-      add("circle", { cx, cy, r: 0.13, class: `hint ${hints.get(name)}` });
-    }
-    const hit = add("circle", { cx, cy, r: 0.45, class: "hit", "data-point": name });
-    const title = add("title", {}, hit);
-    title.textContent = name;
-    hit.addEventListener("click", () => onPoint(name));
-  });
-}
-
-// the points the next click can go to, with the best result of the moves through them
-function targetHints() {
+// the points the next click can go to: with the best result of the moves through them
+// where values are shown, else just marked as targets
+function targetHints(showValues) {
   const hints = new Map();
-  if (!state.data || state.data.over || !state.clicks.length) return hints;
+  if (state.data.over || !state.clicks.length) return hints;
   const rank = { win: 0, draw: 1, loss: 2, unknown: 3 };
   for (const move of state.data.moves) {
     if (!matches(move, state.clicks)) continue;
@@ -178,22 +234,52 @@ function targetHints() {
     const result = move.value ? move.value.result : "unknown";
     if (!hints.has(next) || rank[result] < rank[hints.get(next)]) hints.set(next, result);
   }
+  if (!showValues) for (const point of hints.keys()) hints.set(point, "target");
   return hints;
+}
+
+// a move's text ("d6-d5xa1") as BoardView's lastMove
+function parseMove(text) {
+  const [head, ...removed] = text.split("x");
+  const [origin, target] = head.includes("-") ? head.split("-") : [null, head];
+  return { origin, target, removed };
 }
 
 function render() {
   const data = state.data;
-  drawBoard();
-  const side = data.to_move === "white" ? "White" : "Black";
-  $("status").textContent =
-    `${side} to move (${data.phase}); in hand: White ${data.hands.white}, Black ${data.hands.black}`;
+  const show = $("show-values").checked;
+  const last = data.moves_played.at(-1);
+  state.view.render({
+    white: data.white, black: data.black, selected: state.clicks,
+    hints: targetHints(show), lastMove: last ? parseMove(last) : null,
+  });
+  renderStatus(data, last);
+  renderValue(data, show);
+  renderMoves(data, show);
+  $("variant").value = state.variant;
+  $("position-text").value = data.position;
+  $("move-list").value = state.moves.join(" ");
+  $("undo").disabled = !state.moves.length;
+  $("redo").disabled = !state.redo.length;
+}
+
+// the live region: who played what, then who is to move, or how the game ended
+function renderStatus(data, last) {
+  const name = (side) => (side === "white" ? "White" : "Black");
+  const played = last ? `${name(data.to_move === "white" ? "black" : "white")} played ${last}. ` : "";
+  const next = `${name(data.to_move)} to move (${data.phase}); ` +
+    `in hand: White ${data.hands.white}, Black ${data.hands.black}`;
+  $("status").textContent = data.over ? played.trim() : played + next;
   const over = $("over");
   over.hidden = !data.over;
   if (data.over) {
-    const who = data.over.winner ? `${data.over.winner === "white" ? "White" : "Black"} wins` : "Draw";
+    const who = data.over.winner ? `${name(data.over.winner)} wins` : "Draw";
     over.textContent = `Game over: ${who} (${data.over.reason}).`;
   }
-  const show = $("show-values").checked;
+}
+
+function renderValue(data, show) {
+  const side = data.to_move === "white" ? "White" : "Black";
   const value = $("value");
   const plies = data.value && data.value.plies !== null ? " plies" : "";
   value.textContent = show ? `${side}: ${valueText(data.value)}${plies}` : "";
@@ -212,6 +298,9 @@ function render() {
   const counter = $("counter");
   counter.hidden = data.quiet_plies_limit === null;
   counter.textContent = `Moving plies without a capture: ${data.quiet_plies} of ${data.quiet_plies_limit}`;
+}
+
+function renderMoves(data, show) {
   const list = $("moves");
   list.replaceChildren();
   for (const move of data.moves) {
@@ -231,10 +320,6 @@ function render() {
     li.addEventListener("click", () => { if (humanToMove()) play(move.move); });
     list.appendChild(li);
   }
-  $("position-text").value = data.position;
-  $("move-list").value = state.moves.join(" ");
-  $("undo").disabled = !state.moves.length;
-  $("redo").disabled = !state.redo.length;
 }
 
 function saveUrl() {
@@ -247,76 +332,91 @@ function saveUrl() {
   history.replaceState(null, "", `?${params}`);
 }
 
-async function undo() {
-  if (state.busy || !state.moves.length) return;
+function undo() {
+  if (!state.data || !state.moves.length) return;
+  const next = game();
+  next.redo.push(next.moves.pop());
+  // against the engine, back to the last position the human was to move in
   const mode = $("mode").value;
   const other = (side) => (side === "white" ? "black" : "white");
-  state.redo.push(state.moves.pop());
-  // against the engine, back to the last position the human was to move in
   const againstEngine = mode === "white" || mode === "black";
-  if (againstEngine && other(state.data.to_move) !== mode && state.moves.length) {
-    state.redo.push(state.moves.pop());
+  if (againstEngine && other(state.data.to_move) !== mode && next.moves.length) {
+    next.redo.push(next.moves.pop());
   }
-  await refresh();
+  load(next);
 }
 
-async function redo() {
-  if (state.busy || !state.redo.length) return;
-  state.moves.push(state.redo.pop());
-  await refresh();
+function redo() {
+  if (!state.redo.length) return;
+  const next = game();
+  next.moves.push(next.redo.pop());
+  load(next);
 }
 
-function setVariant(name) {
-  state.variant = name;
-  state.start = "";
-  state.moves = [];
-  state.redo = [];
+// the hint marks in the legend, drawn by BoardView as on the board
+function drawLegend() {
+  for (const slot of document.querySelectorAll("[data-mark]")) {
+    slot.replaceChildren(BoardView.markIcon(slot.dataset.mark));
+  }
 }
 
-async function init() {
-  const { variants } = await api("/api/variants", {});
-  for (const v of variants) state.variants[v.name] = v;
+function listen() {
   const select = $("variant");
-  for (const v of variants) select.appendChild(new Option(v.name, v.name));
+  select.addEventListener("change", () => load({ variant: select.value, start: "", moves: [], redo: [] }));
+  $("mode").addEventListener("change", () => load(game()));
+  $("strength").addEventListener("change", () => saveUrl());
+  $("draw-rules").addEventListener("change", () => load(game()));
+  $("show-values").addEventListener("change", () => { if (state.data) render(); });
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("restart").addEventListener("click", () => load({ ...game(), moves: [], redo: [] }));
+  $("copy-link").addEventListener("click", () => navigator.clipboard.writeText(location.href));
+  $("retry").addEventListener("click", () => state.retry());
+  $("position-text").addEventListener("change", (e) => {
+    load({ ...game(), start: e.target.value.trim(), moves: [], redo: [] });
+  });
+  $("move-list").addEventListener("change", (e) => {
+    load({ ...game(), moves: e.target.value.split(/\s+/).filter(Boolean), redo: [] });
+  });
+}
+
+// the variants served, then the game the address names
+async function start() {
+  const request = begin("Loading…");
+  let variants;
+  try {
+    ({ variants } = await api("/api/variants", {}, request));
+  } catch (err) {
+    failed(request, err, start);
+    return;
+  }
+  idle();
+  const select = $("variant");
+  select.replaceChildren(...variants.map((v) => new Option(v.name, v.name)));
+  for (const v of variants) state.variants[v.name] = v;
   if (!variants.length) {
-    $("error").textContent = "This server holds no tables: start it with morris serve --db FILE.";
+    showError("This server holds no tables: start it with morris serve --db FILE.");
     return;
   }
   const params = new URLSearchParams(location.search);
   const wanted = params.get("variant");
-  setVariant(state.variants[wanted] ? wanted : variants[0].name);
-  if (wanted && !state.variants[wanted]) $("error").textContent = `no tables of ${wanted} here`;
-  select.value = state.variant;
-  state.start = params.get("start") || "";
-  state.moves = (params.get("moves") || "").split(/\s+/).filter(Boolean);
+  state.variant = state.variants[wanted] ? wanted : variants[0].name;
   for (const id of ["mode", "strength"]) {
     const options = [...$(id).options].map((o) => o.value);
     if (options.includes(params.get(id))) $(id).value = params.get(id);
   }
   $("draw-rules").checked = params.get("draw_rules") === "1";
-  select.addEventListener("change", () => { setVariant(select.value); refresh(); });
-  $("mode").addEventListener("change", () => refresh());
-  $("strength").addEventListener("change", () => saveUrl());
-  $("draw-rules").addEventListener("change", () => refresh());
-  $("show-values").addEventListener("change", () => render());
-  $("undo").addEventListener("click", undo);
-  $("redo").addEventListener("click", redo);
-  $("restart").addEventListener("click", () => { state.moves = []; state.redo = []; refresh(); });
-  $("copy-link").addEventListener("click", () => navigator.clipboard.writeText(location.href));
-  $("position-text").addEventListener("change", async (e) => {
-    const before = [state.start, state.moves, state.redo];
-    [state.start, state.moves, state.redo] = [e.target.value.trim(), [], []];
-    if (!(await refresh())) [state.start, state.moves, state.redo] = before;
-  });
-  $("move-list").addEventListener("change", async (e) => {
-    const before = [state.moves, state.redo];
-    [state.moves, state.redo] = [e.target.value.split(/\s+/).filter(Boolean), []];
-    if (!(await refresh())) [state.moves, state.redo] = before;
-  });
-  if (!(await refresh()) && (state.start || state.moves.length)) {
-    setVariant(state.variant);  // a link that does not parse: the empty board instead
-    await refresh();
+  const linked = {
+    variant: state.variant, start: params.get("start") || "",
+    moves: (params.get("moves") || "").split(/\s+/).filter(Boolean), redo: [],
+  };
+  const err = await load(linked);
+  if (err && !err.transient && (linked.start || linked.moves.length)) {
+    await load({ ...linked, start: "", moves: [] });  // a link that does not parse: the empty board
   }
+  if (wanted && !state.variants[wanted] && !state.request) showError(`no tables of ${wanted} here`);
 }
 
-init().catch((err) => { $("error").textContent = err.message; });
+drawLegend();
+listen();
+start();
