@@ -32,11 +32,22 @@ def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (the default is reachable from this machine only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-def serve(db: tuple[Path, ...], host: str, port: int) -> None:
+@click.option("--rooms", type=click.Path(dir_okay=False, path_type=Path),
+              help="SQLite file keeping the live rooms and their moves (default: rooms.sqlite "
+              "beside the tables). A restart continues every room.")
+@click.option("--redis", metavar="URL",
+              help="Keep the rooms in Redis instead (redis://host:6379/0), so that several "
+              "server processes behind a load balancer share them.")
+@click.option("--room-days", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
+              help="Remove rooms untouched for this many days.")
+def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis: str | None,
+          room_days: float) -> None:
     """Serve an analysis board for every variant with tables: click to place, move and
     remove stones, see the value of the position and of every legal move, play against
-    the engine or a friend, and share a position as a link. The page's JSON API is
-    documented in docs/web.md. Stop with Ctrl-C."""
+    the engine, on one device, or with a friend by link in a live room (any variant,
+    tables or not), and review a finished game move by move with the tables' values.
+    The page's JSON API is documented in docs/web.md and docs/live.md. Stop with
+    Ctrl-C."""
     try:
         import uvicorn
 
@@ -50,6 +61,10 @@ def serve(db: tuple[Path, ...], host: str, port: int) -> None:
         raise click.ClickException(
             "no table files: solve a variant first ('morris solve three') or pass --db FILE"
         )
-    app = create_app(tables)
-    click.echo(f"serving {', '.join(tables)} at http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    if rooms is None and not redis:
+        rooms = next(iter(tables.values())).parent / "rooms.sqlite"
+    app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days)
+    kept = f"Redis at {redis}" if redis else str(rooms)
+    click.echo(f"serving {', '.join(tables)} at http://{host}:{port}/, rooms in {kept} "
+               "(Ctrl-C stops)")
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)

@@ -1,27 +1,36 @@
-"""The analysis board's server (``morris serve``): one HTML page and a JSON API over the
-tables.
+"""The analysis board's server (``morris serve``): the board page, live rooms to play a
+friend by link (``web.live``), and a JSON API over the tables.
 
-Every endpoint is a GET with query parameters, so a URL names a result. Bad input (an
-unknown variant, position text that does not parse, an illegal move) is a 400 and a
-position whose sector no table file holds a 404, each as ``{"error": "one line"}``;
-nothing a client sends makes a 500. The endpoints are ``async``: they run one at a time
-on the event loop, which the ``Tablebase`` needs (it reuses buffers between calls) and
-which costs nothing, since a warm probe takes microseconds.
+Every query parameter and body goes through ``web.params``: bad input (an unknown
+variant, position text that does not parse, an illegal move, a number that is not one)
+is a 400 and a position whose sector no table file holds a 404, each as
+``{"error": "one line"}``; nothing a client sends makes a 500. Table reads run on one
+thread of their own (a ``Tablebase`` serves one thread at a time, and a cold read of a
+large sector takes 0.4 s), so a slow probe never stalls the event loop that carries the
+live rooms.
 
 ``/api/probe``    what ``morris probe --json`` prints: the value and every move's value
                   (with ``draw_rules=1`` and ``counter``: ``morris probe --draw-rules``'s).
 ``/api/game``     a game from ``start`` through ``moves``: the position as the page draws
                   it, whether and why the game is over, its value and every legal move
                   with its value (values are null where no table holds the sector).
+``/api/review``   that game reviewed move by move with the tables' values.
 ``/api/engine``   the engine's move (``morris play``'s strengths) in that game.
 ``/api/variants`` the variants served, with their boards' geometry.
+``/api/rooms...`` live rooms (docs/live.md).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,29 +44,51 @@ from solver.errors import MorrisError
 from solver.game import Game
 from solver.position import Position
 from solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
+from solver.review import review_game
 from solver.rules import Move, phase
 from solver.storage import TableError
 from solver.values import Result
-from solver.variants import Variant, get_variant
+from solver.variants import VARIANTS, Variant, get_variant
+
+from . import params
+from .live import Limits, LiveRooms
+from .params import BadRequest
+from .roomstore import RoomStore
 
 STATIC = resources.files(__package__) / "static"
+ROOM_TTL_DAYS = 30.0
+T = TypeVar("T")
+log = logging.getLogger("morris.web")
 
 
-class BadRequest(Exception):
-    """A request that names something that does not exist or is not legal."""
+def open_room_store(rooms: str | Path | None, redis: str | None,
+                    ttl_seconds: float) -> RoomStore:
+    """The rooms' store: Redis at ``redis`` (shared by several processes), else the
+    SQLite file ``rooms`` (``None``: in memory, gone with the process)."""
+    if redis:
+        from .roomstore_redis import RedisRoomStore
 
-    def __init__(self, message: str, status: int = 400):
-        super().__init__(message)
-        self.status = status
+        return RedisRoomStore(redis, ttl_seconds)
+    from .roomstore_sqlite import SQLiteRoomStore
+
+    return SQLiteRoomStore(":memory:" if rooms is None else rooms)
 
 
-def create_app(tables: dict[str, Path]) -> Starlette:
-    """The app serving the table files ``tables`` (by variant name). Variants without a
-    table can still be played by two people on the page, without values."""
+def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
+               redis: str | None = None, room_ttl_days: float = ROOM_TTL_DAYS,
+               limits: Limits | None = None) -> Starlette:
+    """The app serving the table files ``tables`` (by variant name), with live rooms kept
+    in the SQLite file ``rooms`` or in Redis at ``redis``. Variants without a table can
+    still be played on the page and in rooms, without values."""
     bases = {name: Tablebase.open(path) for name, path in tables.items()}
     for name, tb in bases.items():
         if tb.variant.name != name:
             raise MorrisError(f"{tb.path} holds tables of {tb.variant.name}, not of {name}")
+    table_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tables")
+
+    async def on_tables(work: Callable[[], T]) -> T:
+        """Run a table read on the tables' thread, off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(table_thread, work)
 
     def tablebase(variant: Variant) -> Tablebase:
         tb = bases.get(variant.name)
@@ -65,92 +96,124 @@ def create_app(tables: dict[str, Path]) -> Starlette:
             raise BadRequest(f"no tables of {variant.name} are served", status=404)
         return tb
 
+    async def review_of(played: Game) -> dict:
+        tb = bases.get(played.variant.name)
+        return await on_tables(lambda: review_game(tb, played).as_json())
+
+    store = open_room_store(rooms, redis, room_ttl_days * 86400)
+    live = LiveRooms(store, review_of, limits, ttl_seconds=room_ttl_days * 86400)
+
     async def variants(request: Request) -> JSONResponse:
-        return JSONResponse({"variants": [_variant_json(tb.variant) for tb in bases.values()]})
+        served = [_variant_json(tb.variant) for tb in bases.values()]
+        playable = [_variant_json(get_variant(name)) for name in VARIANTS]
+        return JSONResponse({"variants": served, "playable": playable})
 
     async def probe(request: Request) -> JSONResponse:
-        variant = _variant(request)
-        position = _position(variant, _param(request, "position"))
+        query = request.query_params
+        variant = _variant(query)
+        position = _position(variant, params.text(query, "position"))
         tb = tablebase(variant)
-        try:
-            if _flag(request, "draw_rules"):
-                count = _int(request, "counter", 0)
-                limit = _int(request, "move_limit", DEFAULT_LIMIT)
-                return JSONResponse(rule_evaluation_json(tb.rule_probe(position, count, limit),
-                                              tb.rule_moves(position, count, limit)))
-            return JSONResponse(evaluation_json(tb.probe(position), tb.moves(position)))
-        except MissingSectorError as e:
-            raise BadRequest(str(e), status=404) from None
+        if params.flag(query, "draw_rules"):
+            count = params.whole_number(query, "counter", 0)
+            limit = params.whole_number(query, "move_limit", DEFAULT_LIMIT, 1, 10_000)
+            return JSONResponse(await on_tables(lambda: rule_evaluation_json(
+                tb.rule_probe(position, count, limit), tb.rule_moves(position, count, limit))))
+        return JSONResponse(await on_tables(
+            lambda: evaluation_json(tb.probe(position), tb.moves(position))))
 
     async def game(request: Request) -> JSONResponse:
-        variant = _variant(request)
-        played = _game(request, variant)
-        return JSONResponse(_game_json(played, bases.get(variant.name)))
+        variant = _variant(request.query_params)
+        played = _game(request.query_params, variant)
+        tb = bases.get(variant.name)
+        return JSONResponse(await on_tables(lambda: _game_json(played, tb)))
+
+    async def review(request: Request) -> JSONResponse:
+        variant = _variant(request.query_params)
+        return JSONResponse(await review_of(_game(request.query_params, variant)))
 
     async def engine(request: Request) -> JSONResponse:
-        variant = _variant(request)
-        played = _game(request, variant)
-        strength = request.query_params.get("strength", "perfect")
-        if strength not in STRENGTHS:
-            raise BadRequest(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
+        query = request.query_params
+        variant = _variant(query)
+        played = _game(query, variant)
+        strength = params.choice(query, "strength", tuple(STRENGTHS), "perfect")
         if played.outcome() is not None:
             raise BadRequest(f"the game is over ({played.outcome().reason})")
-        seed = request.query_params.get("seed")
-        rng = random.Random(int(seed) if seed and seed.isdigit() else None)
-        try:
-            move = Engine(tablebase(variant), strength, rng).choose(played)
-        except MissingSectorError as e:
-            raise BadRequest(str(e), status=404) from None
+        seed = params.whole_number(query, "seed", -1)
+        rng = random.Random(seed if seed >= 0 else None)
+        tb = tablebase(variant)
+        move = await on_tables(lambda: Engine(tb, strength, rng).choose(played))
         return JSONResponse({"move": move.text(variant.board)})
 
     async def page(request: Request) -> FileResponse:
         return FileResponse(str(STATIC / "index.html"))
 
-    return Starlette(
+    async def room_page(request: Request) -> FileResponse:
+        return FileResponse(str(STATIC / "room.html"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        await store.start()
+        await live.sweep()
+        sweeper = asyncio.create_task(live.sweep_forever())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            await store.close()
+            table_thread.shutdown(wait=False)
+
+    app = Starlette(
         routes=[
             Route("/", page),
+            Route("/room/{room}", room_page),
             Route("/api/variants", variants),
             Route("/api/probe", probe),
             Route("/api/game", game),
+            Route("/api/review", review),
             Route("/api/engine", engine),
+            *live.routes(),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],
         exception_handlers={BadRequest: _bad_request, MorrisError: _bad_request,
-                            TableError: _table_error},
+                            MissingSectorError: _missing, TableError: _table_error,
+                            404: _not_found, 405: _not_allowed, Exception: _server_error},
+        lifespan=lifespan,
     )
+    app.state.live = live
+    return app
 
 
 async def _bad_request(request: Request, exc: Exception) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=getattr(exc, "status", 400))
+    return JSONResponse({"error": " ".join(str(exc).split())},
+                        status_code=getattr(exc, "status", 400))
+
+
+async def _missing(request: Request, exc: Exception) -> JSONResponse:
+    """A position whose sector no table holds: not found, said in one line."""
+    return JSONResponse({"error": " ".join(str(exc).split())}, status_code=404)
 
 
 async def _table_error(request: Request, exc: Exception) -> JSONResponse:
     """A damaged or foreign table file: the server's fault, not the request's."""
-    return JSONResponse({"error": str(exc)}, status_code=503)
+    return JSONResponse({"error": " ".join(str(exc).split())}, status_code=503)
 
 
-def _param(request: Request, name: str, default: str | None = None) -> str:
-    value = request.query_params.get(name, default)
-    if value is None:
-        raise BadRequest(f"missing query parameter {name!r}")
-    return value
+async def _not_found(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"error": f"no such page or endpoint: {request.url.path}"}, 404)
 
 
-def _flag(request: Request, name: str) -> bool:
-    return request.query_params.get(name, "0") in ("1", "true", "on")
+async def _not_allowed(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse({"error": f"{request.method} is not allowed here"}, 405)
 
 
-def _int(request: Request, name: str, default: int) -> int:
-    text = request.query_params.get(name)
-    if text is None:
-        return default
-    if not text.isdigit():
-        raise BadRequest(f"{name} must be a whole number, not {text!r}")
-    return int(text)
+async def _server_error(request: Request, exc: Exception) -> JSONResponse:
+    """A bug of ours: logged with its traceback, answered in one line."""
+    log.exception("error answering %s", request.url.path)
+    return JSONResponse({"error": f"internal error ({type(exc).__name__})"}, 500)
 
 
-def _variant(request: Request) -> Variant:
-    return get_variant(_param(request, "variant"))
+def _variant(query) -> Variant:
+    return get_variant(params.text(query, "variant", max_length=100))
 
 
 def _position(variant: Variant, text: str) -> Position:
@@ -160,20 +223,21 @@ def _position(variant: Variant, text: str) -> Position:
     try:
         return Position.parse(text, variant)
     except MorrisError as e:
-        raise BadRequest(f"bad position {text!r}: {e}") from None
+        raise BadRequest(f"bad position {text[:80]!r}: {e}") from None
 
 
-def _game(request: Request, variant: Variant) -> Game:
+def _game(query, variant: Variant) -> Game:
     """The game from ``start`` (default the empty board) through ``moves`` (notation,
     separated by spaces), with the house draw rules if ``draw_rules`` is 1 (the move
     limit ``move_limit``, default 100)."""
-    start = _position(variant, request.query_params.get("start", ""))
+    start = _position(variant, params.text(query, "start", ""))
     try:
-        played = Game(variant, start, draw_rules=_flag(request, "draw_rules"),
-                      move_limit=_int(request, "move_limit", DEFAULT_LIMIT))
+        played = Game(variant, start, draw_rules=params.flag(query, "draw_rules"),
+                      move_limit=params.whole_number(query, "move_limit", DEFAULT_LIMIT,
+                                                     1, 10_000))
     except MorrisError as e:
         raise BadRequest(str(e)) from None
-    for number, text in enumerate(request.query_params.get("moves", "").split(), 1):
+    for number, text in enumerate(params.text(query, "moves", "").split(), 1):
         try:
             played.play(text)
         except MorrisError as e:

@@ -1,0 +1,164 @@
+"""Rooms in one SQLite file, for one server process (``morris serve --rooms FILE``).
+
+Every statement runs on one thread of its own, so the event loop never waits for the
+disk. The file is in WAL mode with ``synchronous=FULL``: an append returns (and the
+move is acknowledged) only once the event is in the log on disk, so neither ``kill -9``
+nor a power cut loses an acknowledged move. Fan-out and presence stay in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from solver.errors import MorrisError
+
+from .referee import RoomRecord
+from .roomstore import RoomStore, StoredRoom
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rooms (
+    id TEXT PRIMARY KEY,
+    record TEXT NOT NULL,
+    host_hash TEXT NOT NULL,
+    guest_hash TEXT,
+    invite_hash TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    touched INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    room TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (room, version)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rooms_touched ON rooms (touched);
+"""
+
+
+class SQLiteRoomStore(RoomStore):
+    """Rooms in the SQLite file ``path`` (``":memory:"`` for a store that lives as long
+    as the process). A file that is not a rooms file fails here, with one line."""
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = str(path)
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rooms-sqlite")
+        self._db: sqlite3.Connection | None = None
+        self._connected: Counter[tuple[str, str]] = Counter()
+        self._thread.submit(self._open).result()
+
+    def _open(self) -> None:
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None)
+            db.execute("PRAGMA busy_timeout = 5000")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise MorrisError(f"{self.path} is a rooms file of schema {version}, "
+                                  f"not {SCHEMA_VERSION}: use another --rooms file")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("SELECT id, record, host_hash, guest_hash, invite_hash, version, touched "
+                       "FROM rooms LIMIT 1").fetchall()
+        except sqlite3.Error as e:
+            raise MorrisError(f"{self.path} is not a rooms file ({e})") from None
+        self._db = db
+
+    async def _run(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
+
+    async def start(self) -> None:
+        """Nothing runs in the background: fan-out stays in this process."""
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._run(self._db.close)
+            self._db = None
+        self._thread.shutdown(wait=True)
+
+    # -- writes -----------------------------------------------------------------------
+
+    async def create(self, record: RoomRecord, host_hash: str, invite_hash: str) -> None:
+        await self._run(self._create, record, host_hash, invite_hash)
+
+    def _create(self, record: RoomRecord, host_hash: str, invite_hash: str) -> None:
+        self._db.execute(
+            "INSERT INTO rooms (id, record, host_hash, guest_hash, invite_hash, version, touched)"
+            " VALUES (?, ?, ?, NULL, ?, 0, ?)",
+            (record.id, json.dumps(record.as_json()), host_hash, invite_hash, record.created),
+        )
+
+    async def append(self, room_id: str, event: dict, guest_hash: str | None = None) -> bool:
+        stored = await self._run(self._append, room_id, event, guest_hash)
+        if stored:
+            await self._deliver(room_id, {"type": "event", "event": event})
+        return stored
+
+    def _append(self, room_id: str, event: dict, guest_hash: str | None) -> bool:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT version, guest_hash FROM rooms WHERE id = ?",
+                             (room_id,)).fetchone()
+            if row is None or row[0] != event["v"] - 1 or (guest_hash and row[1] is not None):
+                db.execute("ROLLBACK")
+                return False
+            db.execute("INSERT INTO events (room, version, body) VALUES (?, ?, ?)",
+                       (room_id, event["v"], json.dumps(event)))
+            db.execute("UPDATE rooms SET version = ?, touched = ?,"
+                       " guest_hash = COALESCE(?, guest_hash) WHERE id = ?",
+                       (event["v"], event["at"], guest_hash, room_id))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return True
+
+    async def remove_idle(self, before_ms: int) -> int:
+        return await self._run(self._remove_idle, before_ms)
+
+    def _remove_idle(self, before_ms: int) -> int:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM events WHERE room IN (SELECT id FROM rooms WHERE touched < ?)",
+                   (before_ms,))
+        removed = db.execute("DELETE FROM rooms WHERE touched < ?", (before_ms,)).rowcount
+        db.execute("COMMIT")
+        return removed
+
+    # -- reads ------------------------------------------------------------------------
+
+    async def load(self, room_id: str) -> StoredRoom | None:
+        return await self._run(self._load, room_id)
+
+    def _load(self, room_id: str) -> StoredRoom | None:
+        row = self._db.execute(
+            "SELECT record, host_hash, guest_hash, invite_hash FROM rooms WHERE id = ?",
+            (room_id,)).fetchone()
+        if row is None:
+            return None
+        events = [json.loads(body) for (body,) in self._db.execute(
+            "SELECT body FROM events WHERE room = ? ORDER BY version", (room_id,))]
+        return StoredRoom(RoomRecord.from_json(json.loads(row[0])), events, row[1], row[2], row[3])
+
+    # -- this process only ------------------------------------------------------------
+
+    async def publish(self, room_id: str, message: dict) -> None:
+        await self._deliver(room_id, message)
+
+    async def set_presence(self, room_id: str, seat: str, present: bool) -> dict[str, bool]:
+        key = (room_id, seat)
+        self._connected[key] += 1 if present else -1
+        if self._connected[key] <= 0:
+            del self._connected[key]
+        return await self.presence(room_id)
+
+    async def presence(self, room_id: str) -> dict[str, bool]:
+        return {seat: self._connected[room_id, seat] > 0 for seat in ("host", "guest")}
