@@ -137,14 +137,19 @@ def test_the_engine_plays_a_legal_move(client, tables, strength):
 
 
 @pytest.mark.parametrize("path,params,status,words", [
-    ("/api/probe", {"variant": "nine"}, 400, "missing query parameter 'position'"),
+    ("/api/probe", {"variant": "nine"}, 400, "missing 'position'"),
     ("/api/probe", {"variant": "ten", "position": "W: B: w"}, 400, "ten"),
     ("/api/probe", {"variant": "six", "position": "W:zz B: w h:6,6"}, 400, "bad position"),
     ("/api/probe", {"variant": "six", "position": "W:a1,a1 B: b"}, 400, "bad position"),
     ("/api/game", {"variant": "six", "moves": "a1 a1"}, 400, "move 2"),
     ("/api/game", {"variant": "six", "moves": "a1-a3"}, 400, "move 1"),
     ("/api/engine", {"variant": "six", "strength": "weak"}, 400, "unknown strength"),
-    ("/api/game", {"variant": "six", "draw_rules": "1", "move_limit": "0"}, 400, "move limit"),
+    ("/api/game", {"variant": "six", "draw_rules": "1", "move_limit": "0"}, 400, "move_limit must be between 1"),
+    ("/api/probe", {"variant": "six", "position": "", "draw_rules": "1", "move_limit": "²"},
+     400, "move_limit must be a whole number"),
+    ("/api/probe", {"variant": "six", "position": "", "draw_rules": "1", "counter": "²"}, 400,
+     "counter must be a whole number"),
+    ("/api/engine", {"variant": "six", "seed": "²"}, 400, "seed must be a whole number"),
     ("/api/probe", {"variant": "twelve", "position": ""}, 404, "no tables of twelve"),
     ("/api/probe", {"variant": "nine", "position": "W:a1,d1,g1,a4 B:b2,d2,f2 b"}, 404,
      "not in"),
