@@ -57,7 +57,8 @@ def receive_until(ws, kind: str, limit: int = 20) -> dict:
 
 
 def hello(ws, version: int, seat: dict | None = None) -> tuple[dict, dict]:
-    ws.send_json({"type": "hello", "version": version, **({"token": seat["token"]} if seat else {})})
+    token = {"token": seat["token"]} if seat else {}
+    ws.send_json({"type": "hello", "version": version, **token})
     welcome = receive_until(ws, "welcome")
     sync = ws.receive_json()
     assert sync["type"] in ("events", "state")

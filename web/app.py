@@ -101,6 +101,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         return await on_tables(lambda: review_game(tb, played).as_json())
 
     store = open_room_store(rooms, redis, room_ttl_days * 86400)
+    store.check()
     live = LiveRooms(store, review_of, limits, ttl_seconds=room_ttl_days * 86400)
 
     async def variants(request: Request) -> JSONResponse:

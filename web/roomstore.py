@@ -60,6 +60,10 @@ class RoomStore(ABC):
             await handler(room_id, message)
 
     @abstractmethod
+    def check(self) -> None:
+        """Fail with one line, before a server starts, if the store cannot be used."""
+
+    @abstractmethod
     async def start(self) -> None:
         """Start what runs in the background (a shared store's listener)."""
 

@@ -70,6 +70,16 @@ class RedisRoomStore(RoomStore):
         self._tasks: list[asyncio.Task] = []
         self._subscribed = asyncio.Event()
 
+    def check(self) -> None:
+        """Fail with one line now, before a server starts, if Redis cannot be reached."""
+        import redis
+
+        try:
+            with redis.Redis.from_url(self.url, socket_connect_timeout=5) as client:
+                client.ping()
+        except redis.RedisError as e:
+            raise MorrisError(f"cannot reach Redis at {self.url}: {e}") from None
+
     async def start(self) -> None:
         try:
             await self._client.ping()

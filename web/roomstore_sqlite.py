@@ -74,6 +74,9 @@ class SQLiteRoomStore(RoomStore):
     async def _run(self, function, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
 
+    def check(self) -> None:
+        """Nothing left to check: the file was opened and its schema read on creation."""
+
     async def start(self) -> None:
         """Nothing runs in the background: fan-out stays in this process."""
 
