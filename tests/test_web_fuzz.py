@@ -31,6 +31,19 @@ odd_text = st.one_of(
                      "nine", "perfect", "1", "0", "\ud800"]),
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
 )
+
+
+def _encodable(text: str) -> bool:
+    """Whether an HTTP client can send it in a URL (a lone surrogate it cannot; the raw
+    bytes test sends every byte instead)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+query_text = odd_text.filter(_encodable)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(10**20), max_value=10**20)
     | st.floats(allow_nan=False) | odd_text,
@@ -78,7 +91,7 @@ def check(response) -> None:
 @given(path=st.sampled_from(sorted(GET_ENDPOINTS)), data=st.data())
 def test_every_get_parameter(client, path, data):
     names = GET_ENDPOINTS[path]
-    chosen = data.draw(st.dictionaries(st.sampled_from(names + ["extra"]), odd_text, max_size=5)
+    chosen = data.draw(st.dictionaries(st.sampled_from(names + ["extra"]), query_text, max_size=5)
                        if names else st.just({}))
     check(client.get(path, params=chosen))
 
@@ -123,7 +136,7 @@ def test_room_bodies_and_tokens(client, room, action, body, token, scheme):
 
 @FUZZ
 @given(room_id=odd_text, tail=st.sampled_from(["", "/events", "/review"]),
-       query=st.dictionaries(st.sampled_from(["since", "game"]), odd_text, max_size=2))
+       query=st.dictionaries(st.sampled_from(["since", "game"]), query_text, max_size=2))
 def test_room_reads(client, room, room_id, tail, query):
     check(client.get(f"/api/rooms/{quote_from_bytes(room_id.encode('utf-8', 'replace'))}{tail}",
                      params=query))

@@ -19,6 +19,7 @@ event's version) or ``refused`` (one line), and every connection of the room get
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import secrets
@@ -358,14 +359,18 @@ class LiveRooms:
                 message = await self._receive(conn)
                 if message is not None:
                     await self._handle(conn, message)
-        except (TimeoutError, WebSocketDisconnect):
-            pass
+        except TimeoutError:  # no hello in time
+            conn.finish(4408)
+        except WebSocketDisconnect as e:  # the client left, or sent too much (1008)
+            conn.finish(e.code)
         finally:
             if registered:
                 self._connections[room_id].discard(conn)
                 if not self._connections[room_id]:
                     del self._connections[room_id]
                 await self._presence(room_id, conn.seat, False)
+            with contextlib.suppress(Exception):  # a client gone cannot be written to
+                await asyncio.wait_for(writer, 5)
             writer.cancel()
 
     async def _receive(self, conn: Connection) -> dict | None:
