@@ -40,8 +40,12 @@ def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
               "server processes behind a load balancer share them.")
 @click.option("--room-days", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
               help="Remove rooms untouched for this many days.")
+@click.option("--rooms-per-minute", type=click.FloatRange(min=0.01), default=10.0,
+              show_default=True,
+              help="Rooms one client address may create a minute on average (twice as many "
+              "at once); more are refused with 429.")
 def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis: str | None,
-          room_days: float) -> None:
+          room_days: float, rooms_per_minute: float) -> None:
     """Serve an analysis board for every variant with tables: click to place, move and
     remove stones, see the value of the position and of every legal move, play against
     the engine, on one device, or with a friend by link in a live room (any variant,
@@ -52,6 +56,7 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         import uvicorn
 
         from web.app import create_app
+        from web.live import Limits
     except ModuleNotFoundError as e:
         raise click.ClickException(
             f"morris serve needs {e.name}: pip install 'morris-tablebase[web]'"
@@ -63,7 +68,8 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         )
     if rooms is None and not redis:
         rooms = next(iter(tables.values())).parent / "rooms.sqlite"
-    app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days)
+    limits = Limits(rooms_per_minute=rooms_per_minute, room_burst=max(1, int(2 * rooms_per_minute)))
+    app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days, limits=limits)
     kept = f"Redis at {redis}" if redis else str(rooms)
     click.echo(f"serving {', '.join(tables)} at http://{host}:{port}/, rooms in {kept} "
                "(Ctrl-C stops)")
