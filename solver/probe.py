@@ -165,12 +165,12 @@ class Tablebase:
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         whole_sector_after: int = DEFAULT_WHOLE_SECTOR_AFTER,
     ) -> Tablebase:
-        """Open a table file (only its attributes are read now). ``cache_bytes`` bounds
-        the memory of loaded sectors and chunks (the sector in use is kept even if
-        larger). A sector is read chunk by chunk until ``whole_sector_after`` of its
-        chunks have been read, then loaded whole if it fits ``cache_bytes`` (0: load
-        every sector whole at once). Raises ``TableError`` if the file is missing or not
-        a table file."""
+        """Open a table file (its attributes and its sectors' metadata are read and
+        checked now, by ``TableFile.open``, not their codes). ``cache_bytes`` bounds the
+        memory of loaded sectors and chunks (the sector in use is kept even if larger).
+        A sector is read chunk by chunk until ``whole_sector_after`` of its chunks have
+        been read, then loaded whole if it fits ``cache_bytes`` (0: load every sector
+        whole at once). Raises ``TableError`` if the file is missing or not a table file."""
         return cls(TableFile.open(path), cache_bytes, whole_sector_after)
 
     @property
