@@ -102,12 +102,12 @@ def test_a_placement_solve_killed_mid_sector_resumes_to_the_same_tables(tmp_path
 _WRITER = """
 import sys
 import numpy as np
-from solver.storage import TableFile
+from solver.storage import STAT_KEYS, TableFile
 from solver.variants import get_variant
 table = TableFile.open(sys.argv[1])
 codes = np.random.default_rng(0).integers(0, 300, 40_000_000).astype(np.uint16)
 print("writing", flush=True)
-table.write_sector((9, 9, 0, 0), codes, {"positions": 1})
+table.write_sector((9, 9, 0, 0), codes, dict.fromkeys(STAT_KEYS, 1))
 """
 
 
@@ -118,7 +118,7 @@ def test_a_kill_while_a_sector_is_written_keeps_the_committed_ones(tmp_path, del
     path = tmp_path / "nine.h5"
     table = TableFile.create_or_open(path, get_variant("nine"))
     small = np.arange(1000, dtype=np.uint16)
-    table.write_sector((3, 3, 0, 0), small, {"positions": 1000})
+    table.write_sector((3, 3, 0, 0), small, dict.fromkeys(storage.STAT_KEYS, 1000))
     proc = subprocess.Popen(
         [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
     )
@@ -129,7 +129,7 @@ def test_a_kill_while_a_sector_is_written_keeps_the_committed_ones(tmp_path, del
     reopened = TableFile.create_or_open(path, get_variant("nine"))  # discards a partial one
     assert set(reopened.sectors()) in ({(3, 3, 0, 0)}, {(3, 3, 0, 0), (9, 9, 0, 0)})
     assert np.array_equal(reopened.read_sector((3, 3, 0, 0)), small)
-    reopened.write_sector((4, 4, 0, 0), small, {"positions": 1000})
+    reopened.write_sector((4, 4, 0, 0), small, dict.fromkeys(storage.STAT_KEYS, 1000))
     assert np.array_equal(TableFile.open(path).read_sector((4, 4, 0, 0)), small)
 
 
@@ -160,7 +160,7 @@ def test_a_commit_waits_for_a_reader_that_holds_the_file(tmp_path, monkeypatch):
 
     reader = hold(1.0)
     started = time.monotonic()
-    table.write_sector((3, 3, 0, 0), small, {"positions": 1000})
+    table.write_sector((3, 3, 0, 0), small, dict.fromkeys(storage.STAT_KEYS, 1000))
     assert reader.poll() is not None, "the commit did not wait for the reader"
     assert time.monotonic() - started > 0.3
     assert np.array_equal(table.read_sector((3, 3, 0, 0)), small)
