@@ -177,20 +177,6 @@ function valueText(value) {
   return value.result === "draw" ? "draw" : `${value.result} in ${value.plies}`;
 }
 
-// the clicks that enter a move: origin (moving only), target, then each removed stone
-function sequence(move) {
-  return [...(move.origin ? [move.origin] : []), move.target, ...move.removed];
-}
-
-function matches(move, clicks) {
-  const seq = sequence(move);
-  const head = seq.length - move.removed.length;
-  if (clicks.length > seq.length) return false;
-  for (let i = 0; i < Math.min(head, clicks.length); i++) if (clicks[i] !== seq[i]) return false;
-  const removed = clicks.slice(head);
-  return new Set(removed).size === removed.length && removed.every((p) => move.removed.includes(p));
-}
-
 function humanToMove() {
   const mode = $("mode").value;
   return mode === "analyse" || mode === "friends" || state.data.to_move === mode;
@@ -205,19 +191,12 @@ function onPoint(name) {
   if (state.request) return askToWait();
   const data = state.data;
   if (!data || data.over || !humanToMove()) return;
-  let clicks = [...state.clicks, name];
-  let matching = data.moves.filter((m) => matches(m, clicks));
-  if (!matching.length) {  // start again from this point
-    clicks = [name];
-    matching = data.moves.filter((m) => matches(m, clicks));
-    if (!matching.length) clicks = [];
-  }
-  const complete = matching.filter((m) => sequence(m).length === clicks.length);
-  if (complete.length && complete.length === matching.length) {
-    play(complete[0].move);
+  const step = BoardView.click(data.moves, state.clicks, name);
+  if (step.move) {
+    play(step.move.move);
     return;
   }
-  state.clicks = clicks;
+  state.clicks = step.clicks;
   render();
 }
 
@@ -225,24 +204,14 @@ function onPoint(name) {
 // where values are shown, else just marked as targets
 function targetHints(showValues) {
   const hints = new Map();
-  if (state.data.over || !state.clicks.length) return hints;
+  if (state.data.over) return hints;
   const rank = { win: 0, draw: 1, loss: 2, unknown: 3 };
-  for (const move of state.data.moves) {
-    if (!matches(move, state.clicks)) continue;
-    const next = sequence(move)[state.clicks.length];
-    if (!next) continue;
-    const result = move.value ? move.value.result : "unknown";
-    if (!hints.has(next) || rank[result] < rank[hints.get(next)]) hints.set(next, result);
+  for (const [point, moves] of BoardView.nextPoints(state.data.moves, state.clicks)) {
+    const results = moves.map((m) => (m.value ? m.value.result : "unknown"));
+    const best = results.reduce((a, b) => (rank[b] < rank[a] ? b : a));
+    hints.set(point, showValues ? best : "target");
   }
-  if (!showValues) for (const point of hints.keys()) hints.set(point, "target");
   return hints;
-}
-
-// a move's text ("d6-d5xa1") as BoardView's lastMove
-function parseMove(text) {
-  const [head, ...removed] = text.split("x");
-  const [origin, target] = head.includes("-") ? head.split("-") : [null, head];
-  return { origin, target, removed };
 }
 
 function render() {
@@ -251,7 +220,7 @@ function render() {
   const last = data.moves_played.at(-1);
   state.view.render({
     white: data.white, black: data.black, selected: state.clicks,
-    hints: targetHints(show), lastMove: last ? parseMove(last) : null,
+    hints: targetHints(show), lastMove: last ? BoardView.parseMove(last) : null,
   });
   renderStatus(data, last);
   renderValue(data, show);

@@ -14,6 +14,12 @@
 // lines where one leads that way, else to the nearest point in that direction. Every
 // point is named for assistive technology by its name and what stands on it, and a hint
 // has a shape besides its colour (BoardView.markIcon draws the same shapes for a legend).
+//
+// Static helpers for entering a move by clicks, the same on every page that plays: a
+// legal move ({origin (null when placing), target, removed: [...]}, as /api/game and a
+// room's state list them) is the clicks BoardView.sequence(move); BoardView.click(moves,
+// clicks, name) says what one more click makes of the clicks so far, and
+// BoardView.nextPoints(moves, clicks) where the next click can go (for hint marks).
 "use strict";
 
 class BoardView {
@@ -120,6 +126,57 @@ class BoardView {
       g.appendChild(el);
     }
     return g;
+  }
+
+  // the clicks that enter a move: origin (moving only), target, then each removed stone
+  static sequence(move) {
+    return [...(move.origin ? [move.origin] : []), move.target, ...move.removed];
+  }
+
+  // whether the clicks so far can still become the move (the stones to remove in any order)
+  static matches(move, clicks) {
+    const seq = BoardView.sequence(move);
+    const head = seq.length - move.removed.length;
+    if (clicks.length > seq.length) return false;
+    for (let i = 0; i < Math.min(head, clicks.length); i++) if (clicks[i] !== seq[i]) return false;
+    const removed = clicks.slice(head);
+    return new Set(removed).size === removed.length && removed.every((p) => move.removed.includes(p));
+  }
+
+  // one more click on point `name` after `clicks`, among the legal `moves`: {move} when
+  // the clicks complete a move (no longer one could still follow), else {clicks}: the
+  // clicks to keep. A click that fits no move starts again from that point, or clears.
+  static click(moves, clicks, name) {
+    let next = [...clicks, name];
+    let matching = moves.filter((m) => BoardView.matches(m, next));
+    if (!matching.length) {
+      next = [name];
+      matching = moves.filter((m) => BoardView.matches(m, next));
+      if (!matching.length) next = [];
+    }
+    const complete = matching.filter((m) => BoardView.sequence(m).length === next.length);
+    if (complete.length && complete.length === matching.length) return { move: complete[0] };
+    return { clicks: next };
+  }
+
+  // the points the next click can go to after `clicks` (none before the first click), each
+  // with the moves through it: a Map of point name -> moves
+  static nextPoints(moves, clicks) {
+    const points = new Map();
+    if (!clicks.length) return points;
+    for (const move of moves) {
+      const next = BoardView.sequence(move)[clicks.length];
+      if (!next || !BoardView.matches(move, clicks)) continue;
+      points.set(next, [...(points.get(next) || []), move]);
+    }
+    return points;
+  }
+
+  // a move's text ("d6-d5xa1") as render()'s lastMove
+  static parseMove(text) {
+    const [head, ...removed] = text.split("x");
+    const [origin, target] = head.includes("-") ? head.split("-") : [null, head];
+    return { origin, target, removed };
   }
 
   // svg coordinates of point i: the board's y axis points up, the screen's down
