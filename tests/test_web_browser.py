@@ -10,9 +10,6 @@ at phone size, FILE with -phone added to its stem (docs/board-phone.png)."""
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -20,47 +17,19 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
+from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium: a fixture)
 from starlette.testclient import TestClient  # noqa: E402
 
 from web.app import create_app  # noqa: E402
 
 try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
-except ImportError:  # the browser fixture says so
-    webdriver = None
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-def missing() -> str | None:
-    """Why the browser cannot be driven here, or None."""
-    if webdriver is None:
-        return "no selenium (pip install -e '.[dev]')"
-    if not (CHROMIUM and CHROMEDRIVER):
-        return (
-            "no chromium and chromedriver on PATH (Debian: apt-get install chromium "
-            "chromium-driver)"
-        )
-    return None
-
-
-@pytest.fixture(scope="session", autouse=True)
-def chromium():
-    """Session-scoped, so it decides before the tables are solved: a skip with the reason,
-    but under CI a failure, since a CI run without the browser test proves nothing."""
-    reason = missing()
-    if reason and os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true but {reason}", pytrace=False)
-    if reason:
-        pytest.skip(reason)
+except ImportError:  # the chromium fixture skips the tests, or fails them under CI
+    pass
 
 
 @pytest.fixture(scope="module")
@@ -71,31 +40,13 @@ def tables(table_paths, six_whole_path) -> dict:
 @pytest.fixture(scope="module")
 def server(tables):
     """The app on a free loopback port, in a thread; yields its base URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(tables), host="127.0.0.1", port=port, log_level="warning")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not running.started:
-        if time.monotonic() > deadline:
-            pytest.fail("the server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(tables)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = Options()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=1200,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver = new_browser()
     yield driver
     driver.quit()
 
