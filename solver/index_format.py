@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .board import Board
+from .cachedir import cache_dir
 
 IndexTables = namedtuple(
     "IndexTables",
@@ -44,8 +45,8 @@ IndexTables = namedtuple(
 @lru_cache(maxsize=8)
 def index_tables(board: Board, max_stones: int) -> IndexTables:
     """Index tables for every mover-set size 0..max_stones on ``board``, built once and
-    kept on disk beside the compiled kernels: building them for Nine Men's Morris takes
-    most of a second, loading them 20 to 50 ms."""
+    kept on disk in the user's cache folder (``cachedir``), never in the package: building
+    them for Nine Men's Morris takes most of a second, loading them 20 to 50 ms."""
     # the key: what the tables are derived from (the board's symmetries come from its
     # lines and mills), and the code that derives them
     here = Path(__file__).resolve().parent
@@ -53,7 +54,7 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
         (here / name).read_bytes() for name in ("index_format.py", "indexing.py", "board.py")
     ))
     digest.update(repr((board.points, board.edges, board.mills, max_stones)).encode())
-    path = here / "__pycache__" / f"index-{digest.hexdigest()[:32]}.npz"
+    path = cache_dir() / "index" / f"index-{digest.hexdigest()[:32]}.npz"
     try:
         with np.load(path) as stored:
             return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
@@ -63,7 +64,7 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
 
     tables = build_index_tables(board, max_stones)
     try:  # a folder that cannot be written only costs the next process the build
-        path.parent.mkdir(exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.stem}.{os.getpid()}.partial.npz")
         np.savez(partial, **tables._asdict())
         os.replace(partial, path)
