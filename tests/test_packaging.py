@@ -1,6 +1,6 @@
 """The package as users install it: the wheel carries every module and the published
-results, which load from the installed copy in any folder; the public names of
-``solver`` import on first use."""
+results, which load from the installed copy in any folder, and its license; the public
+names of ``solver`` import on first use."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def wheel(tmp_path_factory) -> Path:
     """A wheel built from a copy of the sources (the build writes into its tree)."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
     for package in ("solver", "cli", "web"):
         shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
@@ -45,6 +46,19 @@ def test_the_wheel_holds_every_module_and_the_published_results(wheel):
     for path in (ROOT / "web" / "static").iterdir():
         assert f"web/static/{path.name}" in names  # the page works from an installed copy
     assert not any(name.endswith(".h5") for name in names)
+
+
+def test_the_wheel_carries_its_license(wheel):
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
+        meta = Parser().parsestr(whl.read(metadata).decode())
+        [license_file] = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        text = whl.read(license_file).decode()
+    assert meta["License-Expression"] == "MIT"
+    assert meta.get_all("License-File") == ["LICENSE"]
+    assert text == (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c) 2026 the morris-tablebase" in text
 
 
 def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path):
