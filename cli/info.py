@@ -11,7 +11,7 @@ from solver.stats import (
     RULE_STAT_KEYS,
     compare_statistics,
     held_part,
-    load_statistics,
+    statistics_named,
     table_statistics,
     uncompared_limits,
 )
@@ -22,25 +22,30 @@ from solver.storage import TableFile
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(
-    "--check-stats", "stats_file", type=click.Path(dir_okay=False),
-    help="Compare the file with published statistics (e.g. data/stats/six.json) and say "
-    "whether every sector matches; exit 1 if not. A file that lacks sectors (a solve in "
-    "progress) does not match, and it says whether the sectors it holds agree.",
+    "--check-stats", "stats_file", metavar="FILE|VARIANT",
+    help="Compare the file with per-sector statistics and say whether every sector "
+    "matches; exit 1 if not. A variant's name (six) takes the published statistics the "
+    "package ships (data/stats/six.json), a path any statistics file; a file that lacks "
+    "sectors (a solve in progress) does not match, and it says whether the sectors it "
+    "holds agree.",
 )
 def info_command(path, as_json, stats_file):
     """List what the table file PATH holds: variant, rules, and per sector its canonical
     positions, wins, draws, losses (for the side to move), longest win and loss in
-    plies, and solve time.
+    plies, and solve time. The --json output is the format of the published statistics
+    (data/stats/VARIANT.json in the repository), which the package ships: --check-stats
+    takes a variant's name or a file.
 
     \b
-    The --json output is the format of the published statistics in data/stats/:
       morris info data/six.h5 --json > six.json
-      morris info data/six.h5 --check-stats data/stats/six.json
+      morris info data/six.h5 --check-stats six
+      morris info data/six.h5 --check-stats six.json
     """
     table = TableFile.open(path)
     sectors = table.sectors()
     if stats_file is not None:
-        expected, actual = load_statistics(stats_file), table_statistics(table)
+        expected, stats_name = statistics_named(stats_file)
+        actual = table_statistics(table)
         problems = compare_statistics(expected, actual)
         if problems:
             for line in problems[:20]:
@@ -53,9 +58,9 @@ def info_command(path, as_json, stats_file):
             more = " (first 20 shown)" if len(problems) > 20 else ""
             plural = "s" if len(problems) > 1 else ""
             raise click.ClickException(
-                f"{path} does not match {stats_file}: {len(problems)} difference{plural}{more}"
+                f"{path} does not match {stats_name}: {len(problems)} difference{plural}{more}"
             )
-        click.echo(f"{path} matches {stats_file}: all {len(sectors)} sectors agree")
+        click.echo(f"{path} matches {stats_name}: all {len(sectors)} sectors agree")
         absent = [limit[1:] for limit in uncompared_limits(expected, actual)]
         if absent:
             click.echo(f"(its draw-rule values are not compared: the file holds none for the "

@@ -1,6 +1,10 @@
 """Per-sector statistics of a table file, as published in ``data/stats/VARIANT.json``
 and compared against another file's (``morris info --check-stats``).
 
+The published files ship in the package as ``solver.published_stats``, a package that
+pyproject.toml maps to ``data/stats/`` (so they are kept once, where the benchmarks
+write them), and are read with ``importlib.resources`` from wherever it is installed.
+
 The statistics of a sector are its canonical positions, wins, draws and losses for the
 side to move, and its longest win and loss in plies (``storage.STAT_KEYS``). They fix
 the tables' content up to the order of the slots, so two databases that agree on them
@@ -10,6 +14,9 @@ almost certainly agree everywhere; other solvers publish the same figures.
 from __future__ import annotations
 
 import json
+import os
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from .errors import MorrisError
@@ -46,9 +53,9 @@ def table_statistics(table: TableFile) -> dict:
     return found
 
 
-def load_statistics(path: str | Path) -> dict:
+def load_statistics(path: str | Path | Traversable) -> dict:
     """A statistics file as written by ``morris info --json``; MorrisError if it is not one."""
-    path = Path(path)
+    path = Path(path) if isinstance(path, str) else path
     try:
         stats = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -56,6 +63,45 @@ def load_statistics(path: str | Path) -> dict:
     if not isinstance(stats, dict) or not isinstance(stats.get("sectors"), dict):
         raise MorrisError(f"{path} holds no per-sector statistics ('sectors' object)")
     return stats
+
+
+PUBLISHED = "solver.published_stats"
+
+
+def _published_folder() -> Traversable:
+    """The published statistics files: the installed package's (a wheel's
+    ``solver/published_stats/``, an editable install's ``data/stats/``), or in a source
+    checkout that is only on the path, ``data/stats/`` itself."""
+    try:
+        return resources.files(PUBLISHED)
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "data" / "stats"
+
+
+def published_variants() -> list[str]:
+    """The variants whose statistics the package ships."""
+    return sorted(p.name.removesuffix(".json") for p in _published_folder().iterdir()
+                  if p.name.endswith(".json"))
+
+
+def published_statistics(variant: str) -> dict:
+    """The published statistics of ``variant`` (``data/stats/VARIANT.json``)."""
+    if variant not in published_variants():
+        raise MorrisError(f"no published statistics of {variant!r} (there are: "
+                          f"{', '.join(published_variants())})")
+    return load_statistics(_published_folder() / f"{variant}.json")
+
+
+def statistics_named(spec: str) -> tuple[dict, str]:
+    """What ``morris info --check-stats SPEC`` compares with, and how to name it: the
+    statistics file at the path ``spec`` if there is one, else the published statistics
+    of the variant ``spec``."""
+    if os.path.exists(spec) or spec not in published_variants():
+        if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".json"):
+            raise MorrisError(f"{spec} is neither a statistics file nor a variant with "
+                              f"published statistics ({', '.join(published_variants())})")
+        return load_statistics(spec), spec
+    return published_statistics(spec), f"the published statistics of {spec}"
 
 
 def compare_statistics(expected: dict, actual: dict) -> list[str]:

@@ -1,6 +1,6 @@
-"""The package as users install it: the wheel carries every module and the published
-results, which load from the installed copy in any folder, and its license; the public
-names of ``solver`` import on first use."""
+"""The package as users install it: the wheel carries every module, the published
+results and statistics, which load from the installed copy in any folder, and its
+license; the public names of ``solver`` import on first use."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for package in ("solver", "cli", "web"):
+    for package in ("solver", "cli", "web", "data/stats"):
         shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -46,6 +46,25 @@ def test_the_wheel_holds_every_module_and_the_published_results(wheel):
     for path in (ROOT / "web" / "static").iterdir():
         assert f"web/static/{path.name}" in names  # the page works from an installed copy
     assert not any(name.endswith(".h5") for name in names)
+
+
+def test_the_wheel_ships_the_published_statistics_once(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    published = sorted(path.name for path in (ROOT / "data" / "stats").glob("*.json"))
+    assert {"six.json", "nine.json", "three.json"} <= set(published)
+    shipped = sorted(name.removeprefix("solver/published_stats/") for name in names
+                     if name.startswith("solver/published_stats/") and name.endswith(".json"))
+    assert shipped == published
+    assert not (ROOT / "solver" / "published_stats").exists()  # mapped, not copied
+
+
+def test_the_wheel_installs_exactly_the_intended_import_names(wheel):
+    with zipfile.ZipFile(wheel) as whl:
+        names = whl.namelist()
+        [top_level] = [n for n in names if n.endswith(".dist-info/top_level.txt")]
+        listed = set(whl.read(top_level).decode().split())
+    tops = {name.split("/")[0] for name in names if ".dist-info/" not in name}
+    assert tops == listed == {"solver", "cli", "web"}
 
 
 def test_the_wheel_carries_its_license(wheel):

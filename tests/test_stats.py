@@ -1,17 +1,26 @@
 """The published per-sector statistics (``data/stats/``) are what a fresh solve gives,
-and ``morris info --check-stats`` tells a user whether a table file matches them."""
+the package ships them (``solver.published_stats``, read here from the editable install;
+tests/test_packaging.py reads them from a wheel), and ``morris info --check-stats`` tells
+a user whether a table file matches them, named by a path or by the variant's name."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from importlib import resources
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from cli.main import main
 from solver.generate import solve
-from solver.stats import compare_statistics, load_statistics, table_statistics
+from solver.stats import (
+    compare_statistics,
+    load_statistics,
+    published_statistics,
+    published_variants,
+    table_statistics,
+)
 from solver.storage import TableFile
 
 STATS = Path(__file__).resolve().parent.parent / "data" / "stats"
@@ -99,3 +108,61 @@ def test_draw_rule_statistics_are_compared_where_the_file_holds_them(six_whole_p
     result = CliRunner().invoke(main, ["info", str(path), "--check-stats", str(published)])
     assert result.exit_code == 1
     assert "3-3-0-0 (limit 12): cursed_wins" in result.output
+
+
+def test_the_package_ships_data_stats_as_they_are():
+    # the editable install maps solver.published_stats to data/stats itself: one copy
+    assert Path(str(resources.files("solver.published_stats"))).resolve() == STATS
+    names = sorted(path.stem for path in STATS.glob("*.json"))
+    assert published_variants() == names
+    for name in names:
+        assert published_statistics(name) == json.loads((STATS / f"{name}.json").read_text())
+
+
+def test_check_stats_takes_a_variants_name(six_whole_path, table_paths):
+    result = CliRunner().invoke(main, ["info", str(six_whole_path), "--check-stats", "six"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        f"{six_whole_path} matches the published statistics of six: all 77 sectors agree")
+
+    result = CliRunner().invoke(main, ["info", str(table_paths["three"]), "--check-stats", "six"])
+    assert result.exit_code == 1
+    assert "the statistics are of six, the tables of three" in result.output
+    assert result.output.splitlines()[-1].endswith("does not match the published statistics "
+                                                   "of six: 1 difference")
+
+
+def test_check_stats_prefers_a_file_of_that_name(table_paths, tmp_path, monkeypatch):
+    stats = json.loads((STATS / "three.json").read_text())
+    stats["sectors"]["3_3_0_0"]["wins"] += 1
+    (tmp_path / "three").write_text(json.dumps(stats))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["info", str(table_paths["three"]), "--check-stats", "three"])
+    assert result.exit_code == 1
+    assert "3-3-0-0: wins" in result.output and "does not match three:" in result.output
+
+
+def test_check_stats_names_what_it_accepts(table_paths):
+    result = CliRunner().invoke(main, ["info", str(table_paths["three"]), "--check-stats", "ten"])
+    assert result.exit_code == 1
+    [line] = result.output.splitlines()
+    assert line == ("Error: ten is neither a statistics file nor a variant with published "
+                    "statistics (nine, nine-nocapture-placement, six, three, three-holes)")
+    result = CliRunner().invoke(
+        main, ["info", str(table_paths["three"]), "--check-stats", "missing/six.json"])
+    assert result.exit_code == 1
+    assert "cannot read statistics from missing/six.json" in result.output
+
+
+def test_info_help_says_check_stats_takes_a_name_or_a_file():
+    result = CliRunner().invoke(main, ["info", "--help"])
+    assert "--check-stats FILE|VARIANT" in result.output
+    assert "--check-stats six" in result.output
+
+
+def test_a_source_checkout_that_is_not_installed_reads_data_stats(monkeypatch):
+    def not_installed(name):
+        raise ModuleNotFoundError(name)
+
+    monkeypatch.setattr(resources, "files", not_installed)
+    assert published_statistics("three") == load_statistics(STATS / "three.json")
