@@ -1,6 +1,7 @@
 """The package as users install it: the wheel carries every module, the published
 results and statistics, which load from the installed copy in any folder, and its
-license; the public names of ``solver`` import on first use."""
+license; an installed copy that cannot be written runs and writes nothing into itself;
+the public names of ``solver`` import on first use."""
 
 from __future__ import annotations
 
@@ -80,6 +81,58 @@ def test_the_wheel_carries_its_license(wheel):
     assert text.startswith("MIT License") and "Copyright (c) 2026 the morris-tablebase" in text
 
 
+def _listing(folder: Path) -> list[tuple[str, int, int, int]]:
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns,
+                   p.stat().st_mode) for p in folder.rglob("*"))
+
+
+def test_a_read_only_install_writes_only_into_the_cache_folder(wheel, tmp_path, table_paths):
+    """Installed where it cannot write (a root-owned site-packages, an image), the package
+    runs, and what it derives at run time (index tables, compiled kernels) goes to
+    ``MORRIS_CACHE_DIR``: nothing new appears in the installed copy (compared file by
+    file, since root, which the tests may run as, ignores the missing write bits) nor in
+    the home folder."""
+    site, cache, home, elsewhere = (tmp_path / n for n in ("site", "cache", "home", "elsewhere"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
+         str(site), str(wheel)],
+        check=True, capture_output=True,
+    )
+    home.mkdir()
+    elsewhere.mkdir()
+    table = elsewhere / "three.h5"
+    shutil.copy(table_paths["three"], table)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    # Python's own bytecode cache is not the package's doing (pip compiled it anyway)
+    env.update(PYTHONPATH=str(site), MORRIS_CACHE_DIR=str(cache), HOME=str(home),
+               PYTHONDONTWRITEBYTECODE="1")
+
+    def morris(*args: str) -> str:
+        done = subprocess.run([str(site / "bin" / "morris"), *args], cwd=elsewhere,
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    subprocess.run(["chmod", "-R", "a-w", str(site)], check=True)
+    try:
+        before = _listing(site)
+        # cold: builds the index tables, compiling a kernel to do it
+        assert "a3  draw" in morris("probe", "three", "W:a1 B:b2 w h:2,2", "--db", str(table))
+        # the statistics the wheel ships, by the variant's name
+        assert morris("info", str(table), "--check-stats", "three").startswith(
+            f"{table} matches the published statistics of three: all 7 sectors agree")
+        assert _listing(site) == before
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(site)], check=True)
+    assert list(home.iterdir()) == []
+    # the index tables and Numba's kernels (with the hash of the sources they were
+    # compiled from) are in the cache folder
+    assert list((cache / "index").glob("index-*.npz"))
+    [kernels] = (cache / "numba").iterdir()
+    assert kernels.name.startswith("solver_")
+    assert (kernels / "kernel-sources.sha256").exists() and list(kernels.glob("*.nbi"))
+
+
 def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path):
     target = tmp_path / "site"
     subprocess.run(
@@ -91,9 +144,11 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
     elsewhere.mkdir()
     code = ("import solver.known as k; r = k.known_results(); "
             "print(k.__file__); print(r['three']['start'], r['six']['start'])")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=str(target), MORRIS_CACHE_DIR=str(tmp_path / "cache"))
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True,
-        check=True, env={**os.environ, "PYTHONPATH": str(target)},
+        check=True, env=env,
     )
     module_file, starts = done.stdout.splitlines()
     assert Path(module_file).is_relative_to(target)
