@@ -2,7 +2,8 @@
 // moves (/api/engine), and draws the board with BoardView (boardview.js). A move is
 // entered by clicks or keys on the board: the stone to move (not when placing), the
 // point, then the stones to remove. The URL holds variant, start position, moves and mode,
-// so a link opens the same game.
+// so a link opens the same game. "Review" shows the game reviewed with the tables
+// (/api/review, drawn by review.js); "Play a friend" creates a live room (room.js).
 //
 // A slow or failing server: the game shown changes only when the server's answer comes.
 // While a request is out the page says so (after a moment, so quick answers do not
@@ -149,6 +150,7 @@ async function load(next) {
   }
   if (!isLatest(request)) return null;
   Object.assign(state, next, { data, clicks: [] });
+  $("review").hidden = true;  // it was the review of another game
   if (!state.view || state.view.variant.name !== state.variant) {
     state.view = new BoardView($("board"), state.variants[state.variant], { onPoint });
   }
@@ -230,6 +232,7 @@ function render() {
   $("move-list").value = state.moves.join(" ");
   $("undo").disabled = !state.moves.length;
   $("redo").disabled = !state.redo.length;
+  $("review-game").disabled = !state.moves.length;
 }
 
 // the live region: who played what, then who is to move, or how the game ended
@@ -322,6 +325,60 @@ function redo() {
   load(next);
 }
 
+// the game on the board reviewed with the tables (/api/review), in the panel below
+async function review() {
+  if (state.request) return askToWait();
+  const request = begin("Reviewing…");
+  let body;
+  try {
+    body = await api("/api/review", gameParams(game()), request);
+  } catch (err) {
+    failed(request, err, review, "review: ");
+    return;
+  }
+  if (!isLatest(request)) return;
+  idle();
+  ReviewPanel.render($("review"), body, {
+    title: `Review of the game on the board (${body.moves.length} plies)`,
+    drawRules: $("draw-rules").checked,
+  });
+  $("review").scrollIntoView({ block: "nearest" });
+}
+
+// "Play a friend": creates a room (POST /api/rooms) and opens it as its first player.
+// The room page shows the invite link to send, so it goes along in the fragment (which
+// the room page drops from the address at once); the seat token stays in the fragment.
+async function createRoom(event) {
+  event.preventDefault();
+  const color = document.querySelector('input[name="friend-color"]:checked').value;
+  const body = JSON.stringify({ variant: $("friend-variant").value, color,
+                                draw_rules: $("friend-draw-rules").checked });
+  $("friend-create").disabled = true;
+  $("friend-error").hidden = true;
+  try {
+    const response = await fetch("/api/rooms", {
+      method: "POST", headers: { "content-type": "application/json" }, body,
+    });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new RequestError(answer.error || `server error ${response.status}`);
+    location.assign(`${answer.player}&invite=${encodeURIComponent(answer.invite_code)}`);
+  } catch (err) {
+    $("friend-error").textContent = err instanceof RequestError ? err.message
+      : "cannot reach the server";
+    $("friend-error").hidden = false;
+  } finally {
+    $("friend-create").disabled = false;
+  }
+}
+
+function openFriendDialog() {
+  if ([...$("friend-variant").options].some((o) => o.value === state.variant)) {
+    $("friend-variant").value = state.variant;
+  }
+  $("friend-error").hidden = true;
+  $("friend-dialog").showModal();
+}
+
 // the hint marks in the legend, drawn by BoardView as on the board
 function drawLegend() {
   for (const slot of document.querySelectorAll("[data-mark]")) {
@@ -341,6 +398,10 @@ function listen() {
   $("restart").addEventListener("click", () => load({ ...game(), moves: [], redo: [] }));
   $("copy-link").addEventListener("click", () => navigator.clipboard.writeText(location.href));
   $("retry").addEventListener("click", () => state.retry());
+  $("review-game").addEventListener("click", review);
+  $("play-friend").addEventListener("click", openFriendDialog);
+  $("friend-form").addEventListener("submit", createRoom);
+  $("friend-cancel").addEventListener("click", () => $("friend-dialog").close());
   $("position-text").addEventListener("change", (e) => {
     load({ ...game(), start: e.target.value.trim(), moves: [], redo: [] });
   });
@@ -349,27 +410,28 @@ function listen() {
   });
 }
 
-// the variants served, then the game the address names
+// the variants (those served first; the others play without values), then the game the
+// address names
 async function start() {
   const request = begin("Loading…");
-  let variants;
+  let variants, playable;
   try {
-    ({ variants } = await api("/api/variants", {}, request));
+    ({ variants, playable } = await api("/api/variants", {}, request));
   } catch (err) {
     failed(request, err, start);
     return;
   }
   idle();
-  const select = $("variant");
-  select.replaceChildren(...variants.map((v) => new Option(v.name, v.name)));
-  for (const v of variants) state.variants[v.name] = v;
-  if (!variants.length) {
-    showError("This server holds no tables: start it with morris serve --db FILE.");
-    return;
-  }
+  const served = new Set(variants.map((v) => v.name));
+  const unserved = playable.filter((v) => !served.has(v.name));
+  $("variant").replaceChildren(...variants.map((v) => new Option(v.name, v.name)),
+    ...unserved.map((v) => new Option(`${v.name} (no tables)`, v.name)));
+  $("friend-variant").replaceChildren(...playable.map((v) => new Option(v.name, v.name)));
+  for (const v of [...variants, ...unserved]) state.variants[v.name] = v;
+  if (!variants.length) showError("This server holds no tables (morris serve --db FILE): no values.");
   const params = new URLSearchParams(location.search);
   const wanted = params.get("variant");
-  state.variant = state.variants[wanted] ? wanted : variants[0].name;
+  state.variant = state.variants[wanted] ? wanted : (variants[0] || playable[0]).name;
   for (const id of ["mode", "strength"]) {
     const options = [...$(id).options].map((o) => o.value);
     if (options.includes(params.get(id))) $(id).value = params.get(id);
@@ -383,7 +445,7 @@ async function start() {
   if (err && !err.transient && (linked.start || linked.moves.length)) {
     await load({ ...linked, start: "", moves: [] });  // a link that does not parse: the empty board
   }
-  if (wanted && !state.variants[wanted] && !state.request) showError(`no tables of ${wanted} here`);
+  if (wanted && !state.variants[wanted] && !state.request) showError(`no variant ${wanted} here`);
 }
 
 drawLegend();
