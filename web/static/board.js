@@ -361,7 +361,11 @@ async function createRoom(event) {
     });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new RequestError(answer.error || `server error ${response.status}`);
-    location.assign(`${answer.player}&invite=${encodeURIComponent(answer.invite_code)}`);
+    // the path, not the answer's absolute link: behind a proxy the server may not know
+    // the scheme and host its visitors use
+    const room = encodeURIComponent(answer.room);
+    location.assign(`/room/${room}#seat=${encodeURIComponent(answer.token)}` +
+      `&invite=${encodeURIComponent(answer.invite_code)}`);
   } catch (err) {
     $("friend-error").textContent = err instanceof RequestError ? err.message
       : "cannot reach the server";
