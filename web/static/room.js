@@ -24,7 +24,7 @@ const room = {
   token: null,        // this browser's seat token, or null: watching
   invite: null,       // the invite link to show while waiting (the host's, from creating)
   seat: null,         // "host" | "guest" | null, as the server's welcome says
-  note: "",           // why this page watches though it was given a link
+  note: "",           // a line on the link the page was opened with, where it did not work
   variants: {},       // every playable variant by name (board geometry)
   data: null,         // the last state the server sent
   received: 0,        // performance.now() when it came (to run the clocks)
@@ -120,8 +120,8 @@ async function join(code, savedToken) {
     room.token = savedToken;
     history.replaceState(null, "", `#seat=${encodeURIComponent(savedToken)}`);
   } else {
-    room.note = response.status === 409 ? "The seat is taken: you are watching."
-      : `${body.error || `server error ${response.status}`}: you are watching.`;
+    room.note = response.status === 409 ? "The seat is taken: the invite link only shows the game now."
+      : `Not joined: ${body.error || `server error ${response.status}`}.`;
     history.replaceState(null, "", location.pathname);  // the watch link
   }
 }
@@ -200,7 +200,7 @@ function receive(message) {
       if (room.token && !message.seat) {  // a seat link this room does not know
         forgetSeat();
         room.token = null;
-        room.note = "This seat link is not valid for this room: you are watching.";
+        room.note = "This seat link is not valid for this room.";
       }
       room.seat = message.seat;
       if (message.seat) store({ token: room.token, seat: message.seat });
