@@ -31,7 +31,8 @@ position and ``/api/review`` of a random game of the served table's variant) and
 report puts the two phases' latencies side by side. The client shares the machine's
 cores with the server: its figures are upper bounds for the server's. The report
 (Markdown, default ``benchmarks/rooms_report.md``) says the command, the machine, the
-parameters and the figures; ``--json FILE`` writes the figures as JSON too.
+parameters and the figures; ``--json FILE`` writes the figures as JSON too, from which
+``--report-only --json FILE --note TEXT`` writes the report again with notes.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ REPORT = Path("benchmarks/rooms_report.md")
 MORRIS = Path(sys.executable).with_name("morris")
 TARGET_P99_MS = 50.0
 LAG_TICK = 0.05  # seconds the loop-lag probe sleeps
+WINDOW = 10.0  # seconds of a phase over which the report gives a p99 each
 READS_IN_FLIGHT = 8  # table reads at once at most; beyond, a read is skipped (counted)
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
@@ -529,6 +531,12 @@ async def run(args: argparse.Namespace, url: str, pid: int | None, server, log: 
         start = time.monotonic()
         await open_players(players, setup_deadline)
         result["connect_seconds"] = time.monotonic() - start
+        if args.table_reads and read_variant is None:
+            served = (await http.get("/api/variants")).json()["variants"]
+            if not served:
+                raise MorrisError("the server serves no table: --table-reads needs one")
+            read_variant = served[0]["name"]
+        result["read_variant"] = read_variant
         paths = read_paths(read_variant, 400, args.seed) if args.table_reads else []
         result["snapshots"]["rooms open"] = snapshot(pid)
 
@@ -584,6 +592,17 @@ def ms(seconds: list[float]) -> dict:
                 ("max_ms", max(seconds) if seconds else None))}}
 
 
+def windows(moves: list[Sent], start: float, wall: float) -> list[float | None]:
+    """The p99 of move to opponent (ms) in each WINDOW seconds of a phase, by send time:
+    where in the phase the slow moves were (the first table reads load the kernels)."""
+    count = max(1, math.ceil(wall / WINDOW - 0.01))
+    split: list[list[float]] = [[] for _ in range(count)]
+    for s in moves:
+        if s.received is not None:
+            split[min(count - 1, int((s.sent - start) / WINDOW))].append(s.received - s.sent)
+    return [None if not part else round(1e3 * percentile(part, 99), 1) for part in split]
+
+
 def figures(result: dict, args: argparse.Namespace) -> dict:
     bench: Bench = result["bench"]
     snaps = result["snapshots"]
@@ -621,6 +640,7 @@ def figures(result: dict, args: argparse.Namespace) -> dict:
             "move_to_opponent": ms([s.received - s.sent for s in moves
                                     if s.received is not None]),
             "move_to_ack": ms([s.acked - s.sent for s in moves if s.acked is not None]),
+            "p99_ms_by_window": windows(moves, before["at"], wall),
             "client_loop_lag": ms(bench.lag.get(number, [])),
             "server_cpu_seconds": None if server_cpu is None else round(server_cpu, 1),
             "client_cpu_seconds": round(after["client_cpu"] - before["client_cpu"], 1),
@@ -688,6 +708,8 @@ def report_text(found: dict, args: argparse.Namespace, command: str, facts: dict
         row("move to opponent p50 ms", lat("move_to_opponent", "p50_ms")),
         row("**move to opponent p99 ms**", lambda p: f"**{fmt(p['move_to_opponent']['p99_ms'])}**"),
         row("move to opponent max ms", lat("move_to_opponent", "max_ms")),
+        row(f"p99 ms by {WINDOW:.0f} s of the phase", lambda p: ", ".join(
+            fmt(x) for x in p["p99_ms_by_window"])),
         row("move to ack p50 ms", lat("move_to_ack", "p50_ms")),
         row("move to ack p99 ms", lat("move_to_ack", "p99_ms")),
         row("client loop lag p50 ms", lat("client_loop_lag", "p50_ms")),
@@ -825,7 +847,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write the figures here as JSON")
     parser.add_argument("--note", action="append", default=[],
                         help="a paragraph for the report's Notes (repeatable)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: write the report again from the --json file of a "
+                        "run (with the notes given now)")
     args = parser.parse_args(argv)
+    if args.report_only:
+        if args.json is None or not args.json.is_file():
+            parser.error("--report-only needs the --json FILE a run wrote")
+        return args
     if args.rooms < 1 or args.rooms > 5000:
         parser.error("--rooms must be 1 to 5000")
     if not 0 < args.duration <= 3600:
@@ -853,9 +882,25 @@ def raise_open_files() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+PARAMETERS = ("rooms", "duration", "think", "variant", "table_reads", "seed", "drain_seconds")
+
+
+def write_report(found: dict, args: argparse.Namespace, command: str, facts: dict) -> None:
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(report_text(found, args, command, facts))
+    for line in summary_lines(found):
+        print(line)
+    print(f"wrote {args.report}")
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     args = parse(argv)
+    if args.report_only:
+        done = json.loads(args.json.read_text())
+        ran = argparse.Namespace(**done["parameters"], note=args.note, report=args.report)
+        write_report(done, ran, done["command"], done["facts"])
+        return
     command = command_line("benchmarks/bench_rooms.py", argv)
     raise_open_files()
     folder = Path(tempfile.mkdtemp(prefix="bench_rooms_"))
@@ -873,7 +918,7 @@ def main(argv: list[str] | None = None) -> None:
                 f" (process {pid})" if pid else " (its memory and CPU not read: no --server-pid)")
             facts["tables"] = "as that server serves them"
             facts["rooms_file"] = "as that server keeps them"
-            read_variant = args.read_variant or args.variant
+            read_variant = args.read_variant  # None: the first the server serves
         else:
             from solver.storage import TableFile
 
@@ -893,8 +938,8 @@ def main(argv: list[str] | None = None) -> None:
                 f"{n} ({p if args.db else 'solved for the run'}, "
                 f"{p.stat().st_size / 2**10:,.0f} KiB)" for n, p in zip(names, tables, strict=True))
             facts["rooms_file"] = "SQLite (WAL, synchronous=FULL) in a fresh temporary folder"
-        facts["read_variant"] = read_variant
         result = asyncio.run(run(args, url, pid, server, log, read_variant))
+        facts["read_variant"] = result["read_variant"]
         if server is not None:
             log_text = log.read_text()
             result["bench"].counts.update(
@@ -909,13 +954,11 @@ def main(argv: list[str] | None = None) -> None:
         shutil.rmtree(folder, ignore_errors=True)
     facts["load_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     found = figures(result, args)
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report_text(found, args, command, facts))
     if args.json:
-        args.json.write_text(json.dumps({"command": command, **facts, **found}, indent=2) + "\n")
-    for line in summary_lines(found):
-        print(line)
-    print(f"wrote {args.report}")
+        parameters = {name: getattr(args, name) for name in PARAMETERS}
+        args.json.write_text(json.dumps({"command": command, "parameters": parameters,
+                                         "facts": facts, **found}, indent=2) + "\n")
+    write_report(found, args, command, facts)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,11 @@ def test_a_small_load_loses_no_move(table_paths, tmp_path):
     assert "`nproc` = " in text and "| **lost** | **0** | **0** |" in text
     assert "runs on the same cores as the server" in text
     assert done.stdout.splitlines()[0].startswith("rooms alone: ")
+    # the report again from the figures, with a note, the run's command kept
+    again = run("--report-only", "--json", str(figures), "--report", str(report),
+                "--note", "Measured by the test.", timeout=60)
+    assert again.returncode == 0, again.stderr
+    assert report.read_text() == text.rstrip("\n") + "\n\n## Notes\n\nMeasured by the test.\n"
 
 
 def test_morris_serve_itself(tmp_path):
@@ -67,6 +72,7 @@ def test_morris_serve_itself(tmp_path):
     (["--rooms", "0"], "--rooms must be"),
     (["--think", "2", "1"], "--think needs"),
     (["--db", "missing.h5"], "no such file"),
+    (["--report-only"], "--report-only needs the --json FILE"),
 ])
 def test_bad_input_is_refused(args, message):
     done = run(*args, timeout=60)
