@@ -230,7 +230,8 @@ def test_draw_offers_resignation_and_a_rematch_with_colours_swapped(client):
     state = act(guest, "resign").json()
     assert state["over"]["winner"] == "black" and "white resigned" == state["over"]["reason"]
     # both games can be reviewed; the one in play could not have been
-    assert client.get(f"/api/rooms/{room}/review?game=1").json()["moves"] == ["b2"]
+    first = client.get(f"/api/rooms/{room}/review?game=1").json()
+    assert first["moves"] == ["b2"] and first["ended"]["reason"] == "draw agreed"
     assert client.get(f"/api/rooms/{room}/review?game=2").json()["moves"] == ["b2"]
     assert client.get(f"/api/rooms/{room}/review?game=3").status_code == 409
 
@@ -315,10 +316,11 @@ def test_rate_limits(table_paths, rooms_file):
         assert "too many rooms" in made[2].json()["error"]
         room = made[0].json()["room"]
         with client.websocket_connect(f"/ws/rooms/{room}") as ws:
-            for _ in range(6):
-                ws.send_json({"type": "ping"})
+            for number in range(6):
+                ws.send_json({"type": "move", "move": "b2", "id": f"m{number}"})
             answers = [ws.receive_json() for _ in range(6)]
-            assert any(a["type"] == "refused" and a["status"] == 429 for a in answers)
+            limited = [a for a in answers if a["type"] == "refused" and a["status"] == 429]
+            assert limited and all(a["id"].startswith("m") for a in limited)  # which move
 
 
 def test_malformed_frames_get_one_line_and_the_connection_lives(client):

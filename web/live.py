@@ -241,9 +241,9 @@ class LiveRooms:
     async def review(self, room_id: str, number: int | None) -> dict:
         """The review of a finished game of the room (default: the last one)."""
         state = (await self.room(room_id)).state
-        games = {g.number: g.moves for g in state.finished}
+        games = {g.number: (g.moves, g.over) for g in state.finished}
         if state.over is not None:
-            games[state.number] = state.moves()
+            games[state.number] = (state.moves(), state.over)
         if number is None:
             if not games:
                 raise BadRequest("no game of this room is over yet: the review comes after it",
@@ -253,9 +253,11 @@ class LiveRooms:
             raise BadRequest(f"game {number} of this room is not over (or never was)", 409)
         game = Game(get_variant(state.record.variant), draw_rules=state.record.draw_rules,
                     move_limit=state.record.move_limit)
-        for move in games[number]:
+        moves, over = games[number]
+        for move in moves:
             game.play(move)
-        return {"room": room_id, "game": number, **await self.review_game(game)}
+        # how the game ended (a resignation or an agreed draw is not in its moves)
+        return {"room": room_id, "game": number, "ended": over, **await self.review_game(game)}
 
     # -- fan-out ----------------------------------------------------------------------
 
@@ -379,20 +381,29 @@ class LiveRooms:
         frame = await asyncio.wait_for(conn.ws.receive(), timeout)
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000))
+        raw = frame.get("text")
+        message: dict = {}
+        unreadable = None
         try:
-            if not conn.bucket.take():
+            if raw is None:
+                raise BadRequest("binary frames are not read: send JSON text")
+            message = params.json_object(raw, "message")
+        except BadRequest as e:
+            unreadable = e
+        try:
+            if not conn.bucket.take():  # every frame counts, readable or not
                 conn.refusals += 1
                 if conn.refusals > 200:
                     raise WebSocketDisconnect(1008)
                 raise BadRequest("too many messages: slow down", status=429)
-            raw = frame.get("text")
-            if raw is None:
-                raise BadRequest("binary frames are not read: send JSON text")
-            message = params.json_object(raw, "message")
+            if unreadable is not None:
+                raise unreadable
             params.choice(message, "type", ("hello", "ping", *ACTIONS))
             return message
-        except BadRequest as e:
-            conn.send({"type": "refused", "id": None, "error": str(e), "status": e.status})
+        except BadRequest as e:  # answered with the message's id where it has a readable one
+            move_id = message.get("id")
+            conn.send({"type": "refused", "id": move_id if isinstance(move_id, str) else None,
+                       "error": str(e), "status": e.status})
             return None
 
     async def _handle(self, conn: Connection, message: dict) -> None:
