@@ -641,6 +641,12 @@ def figures(result: dict, args: argparse.Namespace) -> dict:
                                     if s.received is not None]),
             "move_to_ack": ms([s.acked - s.sent for s in moves if s.acked is not None]),
             "p99_ms_by_window": windows(moves, before["at"], wall),
+            "p99_ms_after_first_window": ms([s.received - s.sent for s in moves
+                                             if s.received is not None
+                                             and s.sent - before["at"] >= WINDOW])["p99_ms"],
+            "slowest": [[round(s.sent - before["at"], 2), round(1e3 * (s.received - s.sent), 1)]
+                        for s in sorted((s for s in moves if s.received is not None),
+                                        key=lambda s: s.sent - s.received)[:10]],
             "client_loop_lag": ms(bench.lag.get(number, [])),
             "server_cpu_seconds": None if server_cpu is None else round(server_cpu, 1),
             "client_cpu_seconds": round(after["client_cpu"] - before["client_cpu"], 1),
@@ -710,6 +716,10 @@ def report_text(found: dict, args: argparse.Namespace, command: str, facts: dict
         row("move to opponent max ms", lat("move_to_opponent", "max_ms")),
         row(f"p99 ms by {WINDOW:.0f} s of the phase", lambda p: ", ".join(
             fmt(x) for x in p["p99_ms_by_window"])),
+        row(f"p99 ms after the first {WINDOW:.0f} s", lambda p: fmt(
+            p["p99_ms_after_first_window"])),
+        row("the 10 slowest: s into the phase (ms)", lambda p: ", ".join(
+            f"{at:g} ({took:g})" for at, took in sorted(p["slowest"]))),
         row("move to ack p50 ms", lat("move_to_ack", "p50_ms")),
         row("move to ack p99 ms", lat("move_to_ack", "p99_ms")),
         row("client loop lag p50 ms", lat("client_loop_lag", "p50_ms")),
