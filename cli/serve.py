@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -70,6 +71,12 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         rooms = next(iter(tables.values())).parent / "rooms.sqlite"
     limits = Limits(rooms_per_minute=rooms_per_minute, room_burst=max(1, int(2 * rooms_per_minute)))
     app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days, limits=limits)
+    # a full garbage collection over a thousand connections' objects takes 60-240 ms and
+    # stalls every room: keep what exists at start out of it, and collect less often
+    # (benchmarks/rooms_report.md)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     kept = f"Redis at {redis}" if redis else str(rooms)
     click.echo(f"serving {', '.join(tables)} at http://{host}:{port}/, rooms in {kept} "
                "(Ctrl-C stops)")

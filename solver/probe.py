@@ -227,6 +227,24 @@ class Tablebase:
             raise self.damaged(sector)
         return _value_of_code(code)
 
+    def warm_up(self) -> None:
+        """Load the probe kernels and their compiled code now, rather than at the first
+        queries: that takes about a second of Python holding the GIL, which a server
+        pays before it answers anyone instead of stalling every request under way."""
+        from . import probe_kernels  # noqa: F401  (once imported, every Tablebase uses it)
+
+        sector = min(self._table.sectors(), default=None)
+        if sector is None:
+            return
+        W, B, WF, BF = sector
+        position = Position.from_sides(self._variant, (1 << W) - 1, ((1 << B) - 1) << W,
+                                       WF, BF, True)
+        try:
+            self.probe(position)
+            self.moves(position)
+        except TableError:  # a sector the probe needs that the file lacks: warm enough
+            pass
+
     def value_from_successors(self, position: Position) -> Value:
         """The value of ``position`` as the best of its successors' stored values. It
         needs only the sectors the moves lead to, not the position's own:

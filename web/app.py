@@ -153,6 +153,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
+        for tb in bases.values():  # before anyone is served (Tablebase.warm_up)
+            await on_tables(tb.warm_up)
         await store.start()
         await live.sweep()
         sweeper = asyncio.create_task(live.sweep_forever())

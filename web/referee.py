@@ -258,8 +258,10 @@ class RoomState:
             "turn_since": self.turn_since,
             "server_time": now,
             "legal": [_move_json(m, board.points) | {"move": m.text(board)} for m in legal],
-            "finished": [{"game": g.number, "white": g.white, "moves": g.moves, "over": g.over}
-                         for g in self.finished],
+            # earlier games without their moves, so that a state stays small however
+            # many rematches a room plays (a game's moves are in its review)
+            "finished": [{"game": g.number, "white": g.white, "plies": len(g.moves),
+                          "over": g.over} for g in self.finished],
         }
 
 
