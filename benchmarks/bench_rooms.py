@@ -5,13 +5,10 @@ the time from a move sent to the opponent receiving it, and whether any move is 
     python benchmarks/bench_rooms.py --db data/six.h5 --table-reads 20
 
 It solves Three Men's Morris into a temporary folder (or serves the ``--db`` files) and
-starts the server in a process of its own on a free loopback port, with a fresh SQLite
-rooms file in a temporary folder: the app of ``morris serve`` (``web.app.create_app``
-under ``uvicorn.run`` with ``morris serve``'s settings), whose only difference is the
-room-creation limit per address, raised so that one client may create ``--rooms`` rooms
-(``morris serve`` allows 20 at once, then 10 a minute). ``--morris-serve`` starts
-``morris serve`` itself instead (then at most 20 rooms); ``--url`` targets a server
-already running on this machine (``--server-pid`` to read its memory and CPU).
+starts ``morris serve`` in a process of its own on a free loopback port, with a fresh
+SQLite rooms file in a temporary folder and ``--rooms-per-minute`` raised so that one
+client may create ``--rooms`` rooms; ``--url`` targets a server already running on this
+machine (``--server-pid`` to read its memory and CPU).
 
 It creates the rooms through ``POST /api/rooms`` and joins each (``POST
 /api/rooms/ID/join``), then opens two WebSocket clients per room, all in this one asyncio
@@ -74,24 +71,6 @@ LAG_TICK = 0.05  # seconds the loop-lag probe sleeps
 WINDOW = 10.0  # seconds of a phase over which the report gives a p99 each
 READS_IN_FLIGHT = 8  # table reads at once at most; beyond, a read is skipped (counted)
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-# ``morris serve``'s app and uvicorn settings (cli/serve.py), with the room-creation limit
-# per address raised: the benchmark creates every room from one address.
-SERVER = """\
-import sys
-from pathlib import Path
-
-import uvicorn
-
-from cli.serve import served_tables
-from web.app import create_app
-from web.live import Limits
-
-rooms, host, port, *db = sys.argv[1:]
-app = create_app(served_tables(tuple(Path(p) for p in db)), rooms=rooms,
-                 limits=Limits(rooms_per_minute=1e6, room_burst=10**6))
-uvicorn.run(app, host=host, port=int(port), log_level="warning", ws_max_size=65536)
-"""
 
 
 # -- the server process -------------------------------------------------------------------
@@ -172,19 +151,13 @@ def solve_three(folder: Path) -> Path:
     return path
 
 
-def start_server(tables: list[Path], rooms: Path, port: int, log: Path,
-                 morris_serve: bool) -> subprocess.Popen:
-    if morris_serve:
-        command = [str(MORRIS), "serve", *[a for t in tables for a in ("--db", str(t))],
-                   "--rooms", str(rooms), "--port", str(port), "--host", "127.0.0.1"]
-    else:
-        command = [sys.executable, "-c", SERVER, str(rooms), "127.0.0.1", str(port),
-                   *map(str, tables)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+def start_server(tables: list[Path], rooms: Path, port: int, log: Path) -> subprocess.Popen:
+    """``morris serve`` as users run it, with room creation open to one client's rooms."""
+    command = [str(MORRIS), "serve", *[a for t in tables for a in ("--db", str(t))],
+               "--rooms", str(rooms), "--port", str(port), "--host", "127.0.0.1",
+               "--rooms-per-minute", "1000000"]
     with log.open("w") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                                env=env)
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
 
 
 def stop_server(server: subprocess.Popen) -> None:
@@ -841,9 +814,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         "(http://127.0.0.1:PORT) instead of starting one")
     parser.add_argument("--server-pid", type=int,
                         help="with --url: the server's process id, for its memory and CPU")
-    parser.add_argument("--morris-serve", action="store_true",
-                        help="start `morris serve` itself (its room limits apply: at most "
-                        "20 rooms)")
     parser.add_argument("--table-reads", type=float, default=0.0, metavar="PER_SECOND",
                         help="a second phase with this many table reads a second")
     parser.add_argument("--read-variant", help="the variant of the table reads (default: "
@@ -877,8 +847,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
         host = urlsplit(args.url).hostname
         if urlsplit(args.url).scheme != "http" or host not in LOOPBACK:
             parser.error(f"--url must be http:// on this machine ({', '.join(sorted(LOOPBACK))})")
-        if args.db or args.morris_serve:
-            parser.error("--url targets a running server: --db and --morris-serve start one")
+        if args.db:
+            parser.error("--url targets a running server: --db starts one")
     for path in args.db:
         if not path.is_file():
             parser.error(f"--db {path}: no such file")
@@ -937,13 +907,10 @@ def main(argv: list[str] | None = None) -> None:
             read_variant = args.read_variant or names[0]
             port = free_port()
             rooms, log = folder / "rooms.sqlite", folder / "server.log"
-            server = start_server(tables, rooms, port, log, args.morris_serve)
+            server = start_server(tables, rooms, port, log)
             url, pid = f"http://127.0.0.1:{port}", server.pid
-            facts["server"] = ("`morris serve` itself" if args.morris_serve else
-                               "`morris serve`'s app and uvicorn settings in a process of its "
-                               "own, the room-creation limit per address raised (Limits("
-                               "rooms_per_minute=1e6, room_burst=10**6)); the other limits "
-                               "as served (10 messages a second per connection, burst 40)")
+            facts["server"] = ("`morris serve --rooms-per-minute 1000000` (its other limits "
+                               "as served: 10 messages a second per connection, burst 40)")
             facts["tables"] = ", ".join(
                 f"{n} ({p if args.db else 'solved for the run'}, "
                 f"{p.stat().st_size / 2**10:,.0f} KiB)" for n, p in zip(names, tables, strict=True))

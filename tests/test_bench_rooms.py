@@ -56,17 +56,6 @@ def test_a_small_load_loses_no_move(table_paths, tmp_path):
     assert report.read_text() == text.rstrip("\n") + "\n\n## Notes\n\nMeasured by the test.\n"
 
 
-def test_morris_serve_itself(tmp_path):
-    """The real ``morris serve`` (its own room limit allows a few rooms), Three Men's
-    Morris solved for the run."""
-    figures = tmp_path / "rooms.json"
-    done = run("--morris-serve", "--rooms", "2", "--duration", "2", "--think", "0.05", "0.1",
-               "--report", str(tmp_path / "rooms.md"), "--json", str(figures))
-    assert done.returncode == 0, done.stderr
-    (phase,) = json.loads(figures.read_text())["phases"]
-    assert phase["moves_sent"] > 0 and phase["moves_lost"] == 0
-
-
 @pytest.mark.parametrize("args, message", [
     (["--url", "http://example.com:8000"], "--url must be http:// on this machine"),
     (["--rooms", "0"], "--rooms must be"),
