@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_re
 
 from bench_report import hms  # noqa: E402
 
-from solver.cluster import solve_on_cluster  # noqa: E402
-from solver.generate import solve  # noqa: E402
-from solver.sectors import dependencies, is_moving, sector_name, solve_plan  # noqa: E402
-from solver.storage import TableFile  # noqa: E402
+from morris_solver.cluster import solve_on_cluster  # noqa: E402
+from morris_solver.generate import solve  # noqa: E402
+from morris_solver.sectors import dependencies, is_moving, sector_name, solve_plan  # noqa: E402
+from morris_solver.storage import TableFile  # noqa: E402
 
 
 def critical_path(path: Path) -> None:

@@ -33,8 +33,8 @@ from numba import njit
 # times its own kernels (how the A/B comparisons in the README were run)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.errors import MorrisError  # noqa: E402
-from solver.indexing import (  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.indexing import (  # noqa: E402
     canonical_index,
     free_rank,
     index_batch,
@@ -44,19 +44,19 @@ from solver.indexing import (  # noqa: E402
     sector_slots,
     unrank,
 )
-from solver.movegen import (  # noqa: E402
+from morris_solver.movegen import (  # noqa: E402
     MAX_MOVES,
     MAX_UNMOVES,
     gen_successors,
     gen_unmoves,
     rule_tables,
 )
-from solver.sectors import parse_sector  # noqa: E402
-from solver.variants import get_variant  # noqa: E402
+from morris_solver.sectors import parse_sector  # noqa: E402
+from morris_solver.variants import get_variant  # noqa: E402
 
 
 # not cached on disk (cache=True): Numba would key these on this file alone and keep
-# stale copies of the solver functions they inline (see solver.kernelcache)
+# stale copies of the solver functions they inline (see morris_solver.kernelcache)
 @njit
 def _time_canonical_index(T, W, B, movers, others):
     total = 0

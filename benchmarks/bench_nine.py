@@ -10,10 +10,10 @@ Markdown report with a plot of seconds against positions per solve group.
 
 Steps (``--steps``, default all; they always run in this order):
 
-solve    ``solver.generate.solve`` of the moving phase into ``--table``. Per-group solve
+solve    ``morris_solver.generate.solve`` of the moving phase into ``--table``. Per-group solve
          times and peak memory are read back from the file's attributes afterwards, so
          they are those of whichever run solved each group.
-verify   ``solver.verify.verify_table`` one sector at a time, in the verifier's order;
+verify   ``morris_solver.verify.verify_table`` one sector at a time, in the verifier's order;
          stops at the first sector that fails.
 value    the start position's value by search over the placement phase with the moving
          tables at the leaves (``morris value --search``): value, nodes, seconds. It needs
@@ -68,11 +68,11 @@ from moving_report import (  # noqa: E402
     write_report,
 )
 
-from solver.errors import MorrisError  # noqa: E402
-from solver.generate import peak_rss_bytes, solve, solve_group  # noqa: E402
-from solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from solver.search import DEFAULT_TT_ENTRIES, search_start_value  # noqa: E402
-from solver.sectors import (  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.generate import peak_rss_bytes, solve, solve_group  # noqa: E402
+from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
+from morris_solver.search import DEFAULT_TT_ENTRIES, search_start_value  # noqa: E402
+from morris_solver.sectors import (  # noqa: E402
     Sector,
     dependencies,
     is_moving,
@@ -81,8 +81,8 @@ from solver.sectors import (  # noqa: E402
     solve_plan,
     twin,
 )
-from solver.storage import TableFile, default_table_path  # noqa: E402
-from solver.variants import Variant, get_variant  # noqa: E402
+from morris_solver.storage import TableFile, default_table_path  # noqa: E402
+from morris_solver.variants import Variant, get_variant  # noqa: E402
 
 STEPS = ("solve", "verify", "value", "scaling", "retime", "disk", "report")
 

@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_re
 
 from bench_report import command_line, machine, met  # noqa: E402
 
-from solver.errors import MorrisError  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
 
 REPORT = Path("benchmarks/rooms_report.md")
 MORRIS = Path(sys.executable).with_name("morris")
@@ -402,7 +402,7 @@ async def open_players(players: list[Player], deadline: float) -> None:
 def read_paths(variant: str, count: int, seed: int) -> list[tuple[str, str]]:
     """Table reads of random games of ``variant``: (kind, path), probes and reviews in
     turn."""
-    from solver.game import Game
+    from morris_solver.game import Game
 
     rng = random.Random(seed)
     paths = []
@@ -900,7 +900,7 @@ def main(argv: list[str] | None = None) -> None:
             facts["rooms_file"] = "as that server keeps them"
             read_variant = args.read_variant  # None: the first the server serves
         else:
-            from solver.storage import TableFile
+            from morris_solver.storage import TableFile
 
             tables = args.db or [solve_three(folder)]
             names = [TableFile.open(p).variant.name for p in tables]

@@ -5,7 +5,7 @@ moving-phase tables at the leaves.
 Usage: ``python benchmarks/bench_search.py VARIANT [--db PATH] [--metric wdl|dtm]
 [--tt-entries N] [--order N,N,...] [--etc-plies N,N,...] [--max-nodes N]``, e.g.
 ``python benchmarks/bench_search.py six --db six.h5 --order 1,31 --etc-plies 99,3``.
-Every combination of ``--order`` and ``--etc-plies`` (``solver.search._rank``: move
+Every combination of ``--order`` and ``--etc-plies`` (``morris_solver.search._rank``: move
 order bits; stones in both hands from which a node first looks up all its successors
 in the transposition table) is searched from the start position in one process: the
 moving-phase tables are loaded once (the first line's load seconds) and kept in memory.
@@ -28,19 +28,19 @@ from pathlib import Path
 # this checkout's solver, not the installed one (see bench_index.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.errors import MorrisError  # noqa: E402
-from solver.generate import default_table_path, peak_rss_bytes  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from solver.rules import terminal  # noqa: E402
-from solver.search import (  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.generate import default_table_path, peak_rss_bytes  # noqa: E402
+from morris_solver.position import Position  # noqa: E402
+from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
+from morris_solver.rules import terminal  # noqa: E402
+from morris_solver.search import (  # noqa: E402
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
     DEFAULT_TT_ENTRIES,
     search_value,
 )
-from solver.sectors import reachable_sectors  # noqa: E402
-from solver.variants import Variant, get_variant  # noqa: E402
+from morris_solver.sectors import reachable_sectors  # noqa: E402
+from morris_solver.variants import Variant, get_variant  # noqa: E402
 
 
 class OverBudget(Exception):

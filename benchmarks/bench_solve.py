@@ -23,12 +23,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from solver.generate import solve, solve_group
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.sectors import dependencies, is_moving, sector_key, solve_plan
-from solver.storage import TableFile
-from solver.variants import get_variant
+from morris_solver.generate import solve, solve_group
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.sectors import dependencies, is_moving, sector_key, solve_plan
+from morris_solver.storage import TableFile
+from morris_solver.variants import get_variant
 
 
 def bench_groups(variant, path, phase, max_stones, threads_list):

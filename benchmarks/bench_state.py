@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from solver.sectors import Sector, sector_key, sector_name
-from solver.storage import TableFile
-from solver.verify import verification_order, verify_table
+from morris_solver.sectors import Sector, sector_key, sector_name
+from morris_solver.storage import TableFile
+from morris_solver.verify import verification_order, verify_table
 
 
 def state_path(out: Path, name: str | None = None) -> Path:

@@ -41,16 +41,16 @@ from bench_state import (  # noqa: E402
     verify_sectors,
 )
 
-from solver.errors import MorrisError  # noqa: E402
-from solver.generate import solve  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.probe import Tablebase  # noqa: E402
-from solver.search import search_start_value  # noqa: E402
-from solver.sectors import Sector, is_moving, sector_key, twin  # noqa: E402
-from solver.stats import table_statistics  # noqa: E402
-from solver.storage import TableFile, default_table_path  # noqa: E402
-from solver.values import PAD  # noqa: E402
-from solver.variants import get_variant  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.generate import solve  # noqa: E402
+from morris_solver.position import Position  # noqa: E402
+from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.search import search_start_value  # noqa: E402
+from morris_solver.sectors import Sector, is_moving, sector_key, twin  # noqa: E402
+from morris_solver.stats import table_statistics  # noqa: E402
+from morris_solver.storage import TableFile, default_table_path  # noqa: E402
+from morris_solver.values import PAD  # noqa: E402
+from morris_solver.variants import get_variant  # noqa: E402
 
 STATE = Path("benchmarks/out/variants_state.json")
 REPORT = Path("benchmarks/variants_report.md")

@@ -1,14 +1,14 @@
 """Helpers shared by the ``morris`` sub-commands: user input to solver objects. Errors
-are ``MorrisError``s, which ``cli.main`` prints as one line with a non-zero exit."""
+are ``MorrisError``s, which ``morris_cli.main`` prints as one line with a non-zero exit."""
 
 from __future__ import annotations
 
 import click
 
-from solver.errors import MorrisError, PositionError
-from solver.position import Position, split_count
-from solver.sectors import Sector, parse_sector
-from solver.variants import Variant, get_variant
+from morris_solver.errors import MorrisError, PositionError
+from morris_solver.position import Position, split_count
+from morris_solver.sectors import Sector, parse_sector
+from morris_solver.variants import Variant, get_variant
 
 
 def load_variant(name: str) -> Variant:

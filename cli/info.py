@@ -6,8 +6,8 @@ import json
 
 import click
 
-from solver.sectors import sector_name
-from solver.stats import (
+from morris_solver.sectors import sector_name
+from morris_solver.stats import (
     RULE_STAT_KEYS,
     compare_statistics,
     held_part,
@@ -15,7 +15,7 @@ from solver.stats import (
     table_statistics,
     uncompared_limits,
 )
-from solver.storage import TableFile
+from morris_solver.storage import TableFile
 
 
 @click.command("info")

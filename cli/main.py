@@ -14,21 +14,21 @@ import importlib
 
 import click
 
-from solver.errors import MorrisError
+from morris_solver.errors import MorrisError
 
 # name: (module, attribute, the line `morris --help` shows); in the order listed there
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "show": ("cli.show", "show", "A position's diagram, phase and legal moves (no tables)."),
-    "solve": ("cli.solve", "solve_command", "Solve a variant into a table file (resumable)."),
-    "info": ("cli.info", "info_command", "What a table file holds, sector by sector."),
-    "probe": ("cli.probe", "probe", "A position's value and every move's value."),
-    "bestmove": ("cli.probe", "bestmove", "One perfect move in a position."),
-    "value": ("cli.value", "value", "The value of a variant's start position."),
-    "play": ("cli.play", "play", "Play against the engine, or two humans at one terminal."),
-    "verify": ("cli.verify", "verify", "Re-derive every stored value independently."),
-    "reproduce": ("cli.reproduce", "reproduce_command",
+    "show": (".show", "show", "A position's diagram, phase and legal moves (no tables)."),
+    "solve": (".solve", "solve_command", "Solve a variant into a table file (resumable)."),
+    "info": (".info", "info_command", "What a table file holds, sector by sector."),
+    "probe": (".probe", "probe", "A position's value and every move's value."),
+    "bestmove": (".probe", "bestmove", "One perfect move in a position."),
+    "value": (".value", "value", "The value of a variant's start position."),
+    "play": (".play", "play", "Play against the engine, or two humans at one terminal."),
+    "verify": (".verify", "verify", "Re-derive every stored value independently."),
+    "reproduce": (".reproduce", "reproduce_command",
                   "Solve, verify and compare with published results."),
-    "serve": ("cli.serve", "serve", "An analysis board in the browser over the tables."),
+    "serve": (".serve", "serve", "An analysis board in the browser over the tables."),
 }
 
 
@@ -47,7 +47,7 @@ class MorrisGroup(click.Group):
         if cmd_name not in COMMANDS:
             return None
         module, attribute, _ = COMMANDS[cmd_name]
-        return getattr(importlib.import_module(module), attribute)
+        return getattr(importlib.import_module(module, __package__), attribute)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):

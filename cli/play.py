@@ -10,13 +10,13 @@ from pathlib import Path
 
 import click
 
-from solver.engine import STRENGTHS, Engine
-from solver.errors import MorrisError
-from solver.game import Game
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.rules import phase
-from solver.values import Result
+from morris_solver.engine import STRENGTHS, Engine
+from morris_solver.errors import MorrisError
+from morris_solver.game import Game
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.rules import phase
+from morris_solver.values import Result
 
 from .common import load_variant
 from .probe import db_option, echo_evaluation, move_limit_option, open_tablebase

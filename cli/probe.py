@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from solver.drawrules import DEFAULT_LIMIT
-from solver.position import Position
-from solver.probe import (
+from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.position import Position
+from morris_solver.probe import (
     DEFAULT_CACHE_BYTES,
     MoveValue,
     RuleMoveValue,
@@ -19,10 +19,10 @@ from solver.probe import (
     evaluation_json,
     rule_evaluation_json,
 )
-from solver.rules import terminal
-from solver.storage import default_table_path
-from solver.values import Result, Value
-from solver.variants import Variant
+from morris_solver.rules import terminal
+from morris_solver.storage import default_table_path
+from morris_solver.values import Result, Value
+from morris_solver.variants import Variant
 
 from .common import load_counted_position
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import click
 
-from solver.generate import solve
-from solver.known import check_against_known, known_results
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.verify import verify_table
+from morris_solver.generate import solve
+from morris_solver.known import check_against_known, known_results
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.verify import verify_table
 
 from .common import load_variant
 from .value import describe

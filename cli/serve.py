@@ -1,4 +1,4 @@
-"""``morris serve``: the analysis board in the browser (``web.app``), served locally."""
+"""``morris serve``: the analysis board in the browser (``morris_cli.web.app``), served locally."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from solver.errors import MorrisError
-from solver.storage import TableFile, default_table_path
-from solver.variants import VARIANTS
+from morris_solver.errors import MorrisError
+from morris_solver.storage import TableFile, default_table_path
+from morris_solver.variants import VARIANTS
 
 
 def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
@@ -56,8 +56,8 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     try:
         import uvicorn
 
-        from web.app import create_app
-        from web.live import Limits
+        from morris_cli.web.app import create_app
+        from morris_cli.web.live import Limits
     except ModuleNotFoundError as e:
         raise click.ClickException(
             f"morris serve needs {e.name}: pip install 'morris-tablebase[web]'"

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from solver.rules import legal_moves, phase, terminal
-from solver.values import Result
+from morris_solver.rules import legal_moves, phase, terminal
+from morris_solver.values import Result
 
 from .common import load_position
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from solver.position import Position
-from solver.probe import DEFAULT_CACHE_BYTES
-from solver.search import DEFAULT_TT_ENTRIES, Metric, SearchResult, search_value
-from solver.values import Result, Value
-from solver.variants import Variant
+from morris_solver.position import Position
+from morris_solver.probe import DEFAULT_CACHE_BYTES
+from morris_solver.search import DEFAULT_TT_ENTRIES, Metric, SearchResult, search_value
+from morris_solver.values import Result, Value
+from morris_solver.variants import Variant
 
 from .common import load_variant
 from .probe import db_option, move_limit_option, open_tablebase

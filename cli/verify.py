@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from solver.drawrules import DEFAULT_LIMIT
-from solver.sectors import sector_name
-from solver.verify import SectorResult, verify_table
+from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.sectors import sector_name
+from morris_solver.verify import SectorResult, verify_table
 
 from .common import parse_sector_option
 

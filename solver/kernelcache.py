@@ -12,7 +12,7 @@ Where the kernels are: Numba caches a module's kernels in the first of these fol
 can write (``numba.core.caching._CacheImpl._locator_classes``): ``$NUMBA_CACHE_DIR/
 <folder>_<sha1 of the folder's path>``, the ``__pycache__`` beside the module, the same
 sub-folder of its own user-wide cache. So that nothing is written into the installed
-package, ``import solver`` sets ``NUMBA_CACHE_DIR`` to the package's cache folder's
+package, ``import morris_solver`` sets ``NUMBA_CACHE_DIR`` to the package's cache folder's
 ``numba/`` (``cachedir``) unless the user chose one; the hash guards the folder Numba
 will pick, whichever it is.
 """

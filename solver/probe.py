@@ -49,7 +49,7 @@ _BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
 
 def _kernels_imported() -> bool:
     """Whether this process has loaded the kernels already (then use them at once)."""
-    return "solver.probe_kernels" in sys.modules
+    return "morris_solver.probe_kernels" in sys.modules
 
 
 class MissingSectorError(TableError):

@@ -1,7 +1,7 @@
 """Per-sector statistics of a table file, as published in ``data/stats/VARIANT.json``
 and compared against another file's (``morris info --check-stats``).
 
-The published files ship in the package as ``solver.published_stats``, a package that
+The published files ship in the package as ``morris_solver.published_stats``, a package that
 pyproject.toml maps to ``data/stats/`` (so they are kept once, where the benchmarks
 write them), and are read with ``importlib.resources`` from wherever it is installed.
 
@@ -65,7 +65,7 @@ def load_statistics(path: str | Path | Traversable) -> dict:
     return stats
 
 
-PUBLISHED = "solver.published_stats"
+PUBLISHED = "morris_solver.published_stats"
 
 
 def _published_folder() -> Traversable:

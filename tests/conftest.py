@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from reference_solver import solve_reference
 
-from solver.generate import solve
-from solver.known import known_results
-from solver.variants import get_variant
+from morris_solver.generate import solve
+from morris_solver.known import known_results
+from morris_solver.variants import get_variant
 
 TABLES = {
     "three": {},

@@ -15,8 +15,8 @@ from pathlib import Path
 import h5py
 import pytest
 
-from solver.sectors import sector_key, solve_plan
-from solver.variants import get_variant
+from morris_solver.sectors import sector_key, solve_plan
+from morris_solver.variants import get_variant
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_nine.py"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -15,9 +15,9 @@ import h5py
 import numpy as np
 import pytest
 
-from solver.generate import solve
-from solver.stats import table_statistics
-from solver.storage import TableFile
+from morris_solver.generate import solve
+from morris_solver.stats import table_statistics
+from morris_solver.storage import TableFile
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_variants.py"
 QUIET = {"show_progress": False, "log": lambda s: None}

@@ -1,5 +1,5 @@
 """A solve stopped in the middle of a moving-phase group continues from the group's last
-snapshot (``solver.checkpoint``) to the same tables, and a snapshot of anything else is
+snapshot (``morris_solver.checkpoint``) to the same tables, and a snapshot of anything else is
 never used."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import generate
-from solver.checkpoint import GroupCheckpoint
-from solver.generate import solve, solve_group
-from solver.sectors import dependencies, solve_plan
-from solver.storage import TableFile
-from solver.variants import get_variant
+from morris_solver import generate
+from morris_solver.checkpoint import GroupCheckpoint
+from morris_solver.generate import solve, solve_group
+from morris_solver.sectors import dependencies, solve_plan
+from morris_solver.storage import TableFile
+from morris_solver.variants import get_variant
 
 
 class Stop(Exception):

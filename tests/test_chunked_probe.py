@@ -14,13 +14,13 @@ import sys
 
 import pytest
 
-from solver import probe as probe_module
-from solver import storage
-from solver.generate import solve
-from solver.indexing import sector_slots
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.rules import legal_moves, play, terminal
+from morris_solver import probe as probe_module
+from morris_solver import storage
+from morris_solver.generate import solve
+from morris_solver.indexing import sector_slots
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.rules import legal_moves, play, terminal
 
 CHUNK = 512
 
@@ -128,8 +128,8 @@ def test_plain_python_answers_equal_the_kernels(six_path, monkeypatch, chunk_wis
 
 
 def test_plain_index_equals_the_kernels():
-    from solver import index_format, indexing
-    from solver.variants import get_variant
+    from morris_solver import index_format, indexing
+    from morris_solver.variants import get_variant
 
     rng = random.Random(4)
     for name in ("three", "six", "nine"):
@@ -149,7 +149,7 @@ def test_plain_index_equals_the_kernels():
 def test_a_command_line_probe_does_not_load_numba(six_path):
     script = (
         "import sys\n"
-        "from cli.main import main\n"
+        "from morris_cli.main import main\n"
         f"try:\n    main(['probe', 'six', 'W:a1 B:e5 w h:5,5', '--db', {str(six_path)!r}])\n"
         "except SystemExit as e:\n    assert not e.code, e.code\n"
         "print('numba' in sys.modules)\n"

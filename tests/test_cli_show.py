@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from morris_cli.main import main
 
 POSITION = "W:a7,d7 B:a1,g1 w h:7,7"
 

@@ -11,13 +11,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from cli.main import COMMANDS, main
-from solver.errors import MorrisError
+from morris_cli.main import COMMANDS, main
+from morris_solver.errors import MorrisError
 
 # Runs the CLI in a fresh interpreter and prints which heavy modules it loaded.
 PROBE = """
 import sys
-from cli.main import main
+from morris_cli.main import main
 code = 0
 try:
     main(sys.argv[1:])

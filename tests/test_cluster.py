@@ -13,9 +13,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 from distributed import Client, LocalCluster, WorkerPlugin  # noqa: E402
 
-from solver.cluster import solve_on_cluster  # noqa: E402
-from solver.generate import solve  # noqa: E402
-from solver.storage import TableFile  # noqa: E402
+from morris_solver.cluster import solve_on_cluster  # noqa: E402
+from morris_solver.generate import solve  # noqa: E402
+from morris_solver.storage import TableFile  # noqa: E402
 
 quiet = {"show_progress": False, "log": lambda s: None}
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from morris_cli.main import main
 
 COMMANDS = {
     "info": ["info", "{path}"],

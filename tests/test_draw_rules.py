@@ -15,8 +15,8 @@ import reference_rules
 from click.testing import CliRunner
 from reference_solver import solve_rule_reference
 
-from cli.main import main
-from solver.drawrules import (
+from morris_cli.main import main
+from morris_solver.drawrules import (
     CLASSES,
     SCORE_DRAW,
     code_of_score,
@@ -24,20 +24,20 @@ from solver.drawrules import (
     result_at,
     rule_class,
 )
-from solver.engine import Engine
-from solver.game import Game
-from solver.generate import solve
-from solver.indexing import canonical_indices, index_tables, unrank
-from solver.position import Position, split_count
-from solver.probe import Tablebase
-from solver.retrograde import NO_FRONTIER, frontier_of
-from solver.rules import legal_moves, play, terminal
-from solver.search import search_value
-from solver.sectors import sector_key
-from solver.storage import TableFile, rule_layer
-from solver.values import PAD, Result
-from solver.variants import VARIANTS
-from solver.verify import verify_table
+from morris_solver.engine import Engine
+from morris_solver.game import Game
+from morris_solver.generate import solve
+from morris_solver.indexing import canonical_indices, index_tables, unrank
+from morris_solver.position import Position, split_count
+from morris_solver.probe import Tablebase
+from morris_solver.retrograde import NO_FRONTIER, frontier_of
+from morris_solver.rules import legal_moves, play, terminal
+from morris_solver.search import search_value
+from morris_solver.sectors import sector_key
+from morris_solver.storage import TableFile, rule_layer
+from morris_solver.values import PAD, Result
+from morris_solver.variants import VARIANTS
+from morris_solver.verify import verify_table
 
 LIMITS = (6, 10, 20)
 QUIET = {"show_progress": False, "log": lambda s: None}

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from numba import njit, prange
 
-from solver.bits import HAS_PEXT
-from solver.board import BOARDS
-from solver.indexing import (
+from morris_solver.bits import HAS_PEXT
+from morris_solver.board import BOARDS
+from morris_solver.indexing import (
     IndexTables,
     build_index_tables,
     bytewise_colex_rank,
@@ -34,7 +34,7 @@ from solver.indexing import (
     sector_slots,
     unrank,
 )
-from solver.variants import get_variant
+from morris_solver.variants import get_variant
 
 
 @njit(parallel=True)

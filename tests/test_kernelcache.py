@@ -1,6 +1,6 @@
-"""``solver.kernelcache``: cached kernels are dropped exactly when any source changes, in
+"""``morris_solver.kernelcache``: cached kernels are dropped exactly when any source changes, in
 the folder Numba actually caches them in, which is the user's cache folder
-(``solver.cachedir``), never the installed package."""
+(``morris_solver.cachedir``), never the installed package."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import numba
 import pytest
 from numba.core.caching import _CacheLocator
 
-import solver
-from solver.cachedir import cache_dir
-from solver.kernelcache import STAMP, drop_stale_kernels, kernel_cache, sources_digest
+import morris_solver
+from morris_solver.cachedir import cache_dir
+from morris_solver.kernelcache import STAMP, drop_stale_kernels, kernel_cache, sources_digest
 
-PACKAGE = Path(solver.__file__).resolve().parent
+PACKAGE = Path(morris_solver.__file__).resolve().parent
 
 
 def _package(tmp_path):
@@ -100,11 +100,11 @@ def _in_a_new_process(code: str, tmp_path: Path, **env: str) -> list[str]:
     return done.stdout.splitlines()
 
 
-# where Numba caches a kernel of solver.indexing, asked of Numba; where the stamp is
+# where Numba caches a kernel of morris_solver.indexing, asked of Numba; where the stamp is
 KERNEL_AND_STAMP = """
-import os, solver.indexing as ix
+import os, morris_solver.indexing as ix
 from pathlib import Path
-from solver.kernelcache import STAMP
+from morris_solver.kernelcache import STAMP
 print(os.environ["NUMBA_CACHE_DIR"])
 cache = Path(ix.canonical_indices._cache._cache_path)
 print(cache)
@@ -147,8 +147,8 @@ def test_the_cache_folder(monkeypatch, tmp_path):
 
 
 def test_index_tables_are_kept_in_the_cache_folder(monkeypatch, tmp_path):
-    from solver.index_format import index_tables
-    from solver.variants import get_variant
+    from morris_solver.index_format import index_tables
+    from morris_solver.variants import get_variant
 
     monkeypatch.setenv("MORRIS_CACHE_DIR", str(tmp_path))
     board = get_variant("three").board

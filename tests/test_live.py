@@ -1,4 +1,4 @@
-"""Live rooms (``web.live``) through Starlette's test client: a whole game between two
+"""Live rooms (``morris_cli.web.live``) through Starlette's test client: a whole game between two
 WebSocket clients, a reconnect that receives exactly what it missed, a move sent twice
 applied once, every refusal, draw offers, resignation, a rematch with colours swapped,
 a new server over the same SQLite file, the review against ``Tablebase.probe``, expiry
@@ -14,10 +14,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
-from solver.game import Game  # noqa: E402
-from solver.probe import Tablebase  # noqa: E402
-from web.app import create_app  # noqa: E402
-from web.live import Limits  # noqa: E402
+from morris_cli.web.app import create_app  # noqa: E402
+from morris_cli.web.live import Limits  # noqa: E402
+from morris_solver.game import Game  # noqa: E402
+from morris_solver.probe import Tablebase  # noqa: E402
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium: a fixture)
 
-from web.app import create_app  # noqa: E402
+from morris_cli.web.app import create_app  # noqa: E402
 
 try:
     from selenium.webdriver.common.by import By

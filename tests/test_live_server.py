@@ -21,7 +21,7 @@ pytest.importorskip("starlette")
 httpx = pytest.importorskip("httpx2")
 connect = pytest.importorskip("websockets.sync.client").connect
 
-SERVE = [sys.executable, "-c", "from cli.main import main; main()", "serve"]
+SERVE = [sys.executable, "-c", "from morris_cli.main import main; main()", "serve"]
 
 
 def free_port() -> int:

@@ -1,4 +1,4 @@
-"""Differential test of ``solver.rules`` against OpenSpiel's ``nine_mens_morris``.
+"""Differential test of ``morris_solver.rules`` against OpenSpiel's ``nine_mens_morris``.
 
 Seeded random games are played in both implementations side by side. After every
 whole move the two must agree on the set of legal whole moves, on the position each of
@@ -29,10 +29,10 @@ from collections import Counter
 
 import pyspiel
 
-from solver.position import Position
-from solver.rules import Move, legal_moves, phase, successors, terminal
-from solver.values import Result
-from solver.variants import get_variant
+from morris_solver.position import Position
+from morris_solver.rules import Move, legal_moves, phase, successors, terminal
+from morris_solver.values import Result
+from morris_solver.variants import get_variant
 
 NINE = get_variant("nine")
 BOARD = NINE.board

@@ -1,7 +1,7 @@
 """The package as users install it: the wheel carries every module, the published
 results and statistics, which load from the installed copy in any folder, and its
 license; an installed copy that cannot be written runs and writes nothing into itself;
-the public names of ``solver`` import on first use."""
+the public names of ``morris_solver`` import on first use."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import solver
+import morris_solver
 
 ROOT = Path(__file__).resolve().parent.parent
+INSTALLED = {"solver": "morris_solver", "cli": "morris_cli", "web": "morris_cli/web"}
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +41,12 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_holds_every_module_and_the_published_results(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for package in ("solver", "cli", "web"):
-        for path in (ROOT / package).glob("*.py"):
+    for folder, package in INSTALLED.items():
+        for path in (ROOT / folder).glob("*.py"):
             assert f"{package}/{path.name}" in names
-    assert "solver/known_results.toml" in names
+    assert "morris_solver/known_results.toml" in names
     for path in (ROOT / "web" / "static").iterdir():
-        assert f"web/static/{path.name}" in names  # the page works from an installed copy
+        assert f"morris_cli/web/static/{path.name}" in names  # the page works when installed
     assert not any(name.endswith(".h5") for name in names)
 
 
@@ -53,8 +54,9 @@ def test_the_wheel_ships_the_published_statistics_once(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     published = sorted(path.name for path in (ROOT / "data" / "stats").glob("*.json"))
     assert {"six.json", "nine.json", "three.json"} <= set(published)
-    shipped = sorted(name.removeprefix("solver/published_stats/") for name in names
-                     if name.startswith("solver/published_stats/") and name.endswith(".json"))
+    prefix = "morris_solver/published_stats/"
+    shipped = sorted(name.removeprefix(prefix) for name in names
+                     if name.startswith(prefix) and name.endswith(".json"))
     assert shipped == published
     assert not (ROOT / "solver" / "published_stats").exists()  # mapped, not copied
 
@@ -65,7 +67,9 @@ def test_the_wheel_installs_exactly_the_intended_import_names(wheel):
         [top_level] = [n for n in names if n.endswith(".dist-info/top_level.txt")]
         listed = set(whl.read(top_level).decode().split())
     tops = {name.split("/")[0] for name in names if ".dist-info/" not in name}
-    assert tops == listed == {"solver", "cli", "web"}
+    # this project's own names: PyPI's web.py ships a top-level `web` and solver 0.0.4 a
+    # top-level `solver`, which would overwrite ours or be overwritten
+    assert tops == listed == {"morris_solver", "morris_cli"}
 
 
 def test_the_wheel_carries_its_license(wheel):
@@ -129,7 +133,7 @@ def test_a_read_only_install_writes_only_into_the_cache_folder(wheel, tmp_path, 
     # compiled from) are in the cache folder
     assert list((cache / "index").glob("index-*.npz"))
     [kernels] = (cache / "numba").iterdir()
-    assert kernels.name.startswith("solver_")
+    assert kernels.name.startswith("morris_solver_")
     assert (kernels / "kernel-sources.sha256").exists() and list(kernels.glob("*.nbi"))
 
 
@@ -142,7 +146,7 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    code = ("import solver.known as k; r = k.known_results(); "
+    code = ("import morris_solver.known as k; r = k.known_results(); "
             "print(k.__file__); print(r['three']['start'], r['six']['start'])")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env.update(PYTHONPATH=str(target), MORRIS_CACHE_DIR=str(tmp_path / "cache"))
@@ -158,18 +162,18 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
 def test_one_copy_of_the_published_results():
     assert not (ROOT / "data" / "known_results.toml").exists()
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert config["tool"]["setuptools"]["package-data"]["solver"] == ["known_results.toml"]
+    assert config["tool"]["setuptools"]["package-data"]["morris_solver"] == ["known_results.toml"]
     assert not config["project"]["requires-python"].count("<")
 
 
 def test_public_names_import_on_first_use():
-    from solver import Position, Tablebase, solve
+    from morris_solver import Position, Tablebase, solve
 
-    assert Tablebase.__module__ == "solver.probe"
-    assert Position.__module__ == "solver.position"
-    assert solve.__module__ == "solver.generate"
-    assert set(solver.__all__) <= set(dir(solver))
-    for name in solver.__all__:
-        assert getattr(solver, name) is not None
+    assert Tablebase.__module__ == "morris_solver.probe"
+    assert Position.__module__ == "morris_solver.position"
+    assert solve.__module__ == "morris_solver.generate"
+    assert set(morris_solver.__all__) <= set(dir(morris_solver))
+    for name in morris_solver.__all__:
+        assert getattr(morris_solver, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        solver.nothing  # noqa: B018
+        morris_solver.nothing  # noqa: B018

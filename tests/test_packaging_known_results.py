@@ -8,9 +8,9 @@ import copy
 
 import pytest
 
-from solver.generate import solve
-from solver.known import check_against_known, known_results
-from solver.probe import Tablebase
+from morris_solver.generate import solve
+from morris_solver.known import check_against_known, known_results
+from morris_solver.probe import Tablebase
 
 
 def test_every_result_names_a_source_outside_the_project():

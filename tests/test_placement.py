@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from solver.position import Position
-from solver.probe import MissingSectorError, Tablebase
-from solver.rules import play
-from solver.values import Result, Value
+from morris_solver.position import Position
+from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.rules import play
+from morris_solver.values import Result, Value
 
 
 @pytest.fixture(scope="module")

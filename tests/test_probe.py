@@ -14,15 +14,15 @@ import h5py
 import numpy as np
 import pytest
 
-from solver import probe as probe_module
-from solver.errors import MorrisError
-from solver.generate import solve
-from solver.position import Position
-from solver.probe import MissingSectorError, Tablebase
-from solver.rules import legal_moves, play, successors, terminal
-from solver.storage import TableError
-from solver.values import PAD, Result, Value
-from solver.variants import get_variant
+from morris_solver import probe as probe_module
+from morris_solver.errors import MorrisError
+from morris_solver.generate import solve
+from morris_solver.position import Position
+from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.rules import legal_moves, play, successors, terminal
+from morris_solver.storage import TableError
+from morris_solver.values import PAD, Result, Value
+from morris_solver.variants import get_variant
 
 STONES = {"three": None, "six": (3, 4), "nine": (3,)}  # None: random games from the start
 PER_RESULT = 40

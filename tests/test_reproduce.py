@@ -9,7 +9,7 @@ from pathlib import Path
 import h5py
 from click.testing import CliRunner
 
-from cli.main import main
+from morris_cli.main import main
 
 START = "sectors/0_0_3_3"  # Three Men's Morris' empty board: one position
 

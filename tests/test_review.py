@@ -1,4 +1,4 @@
-"""The review of a played game (``solver.review``) against the tables' own answers."""
+"""The review of a played game (``morris_solver.review``) against the tables' own answers."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from solver.game import Game
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.review import (
+from morris_solver.game import Game
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.review import (
     DRAW_TURNED_INTO_LOSS,
     QUICKER_LOSS,
     SLOWER_WIN,
@@ -21,7 +21,7 @@ from solver.review import (
     mark_of,
     review_game,
 )
-from solver.values import Result, Value
+from morris_solver.values import Result, Value
 
 PLY_KEYS = {"ply", "mover", "move", "position", "before", "after", "best", "best_value",
             "mark", "missing"}

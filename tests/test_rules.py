@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from solver.errors import IllegalMoveError, MorrisError, PositionError
-from solver.game import Game
-from solver.position import Position
-from solver.rules import Move, legal_moves, outcome, parse_move, phase, play, terminal
-from solver.values import Result
+from morris_solver.errors import IllegalMoveError, MorrisError, PositionError
+from morris_solver.game import Game
+from morris_solver.position import Position
+from morris_solver.rules import Move, legal_moves, outcome, parse_move, phase, play, terminal
+from morris_solver.values import Result
 
 
 def position(text: str, variant: str = "nine") -> Position:

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
-from solver import search as search_module
-from solver.generate import solve
-from solver.known import known_results
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.rules import legal_moves, play, terminal
-from solver.search import (
+from morris_cli.main import main
+from morris_solver import search as search_module
+from morris_solver.generate import solve
+from morris_solver.known import known_results
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.rules import legal_moves, play, terminal
+from morris_solver.search import (
     BIG,
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
@@ -32,9 +32,9 @@ from solver.search import (
     search_value,
     value_of,
 )
-from solver.sectors import reachable_sectors
-from solver.values import Result, Value
-from solver.variants import get_variant
+from morris_solver.sectors import reachable_sectors
+from morris_solver.values import Result, Value
+from morris_solver.variants import get_variant
 
 # Nine Men's Morris placement sectors whose searches reach only moving sectors up to 4-4
 # (at most 3 placement plies); solving the first solves the others on the way.

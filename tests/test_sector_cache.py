@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.sector_cache import SectorCache
-from solver.storage import TableFile
-from solver.variants import get_variant
+from morris_solver.sector_cache import SectorCache
+from morris_solver.storage import TableFile
+from morris_solver.variants import get_variant
 
 SIZES = {(3, 3, 0, 0): 100, (4, 3, 0, 0): 200, (3, 4, 0, 0): 300, (4, 4, 0, 0): 400}
 

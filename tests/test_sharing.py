@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
-from solver.generate import solve
-from solver.index_format import canonical_index, index_tables, sector_slots
-from solver.position import Position
-from solver.probe import Tablebase
-from solver.sectors import reachable_sectors
-from solver.sharing import shared
-from solver.storage import TableError, TableFile
-from solver.variants import get_variant
-from solver.verify import verify_table
+from morris_cli.main import main
+from morris_solver.generate import solve
+from morris_solver.index_format import canonical_index, index_tables, sector_slots
+from morris_solver.position import Position
+from morris_solver.probe import Tablebase
+from morris_solver.sectors import reachable_sectors
+from morris_solver.sharing import shared
+from morris_solver.storage import TableError, TableFile
+from morris_solver.variants import get_variant
+from morris_solver.verify import verify_table
 
 quiet = {"show_progress": False, "log": lambda s: None}
 

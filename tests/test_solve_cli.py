@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
-from solver import storage
-from solver.generate import peak_rss_bytes, reset_peak_rss, solve_group
-from solver.sectors import dependencies, parse_sector
-from solver.storage import TableFile
-from solver.variants import get_variant
+from morris_cli.main import main
+from morris_solver import storage
+from morris_solver.generate import peak_rss_bytes, reset_peak_rss, solve_group
+from morris_solver.sectors import dependencies, parse_sector
+from morris_solver.storage import TableFile
+from morris_solver.variants import get_variant
 
-MORRIS = [sys.executable, "-c", "from cli.main import main; main()"]
+MORRIS = [sys.executable, "-c", "from morris_cli.main import main; main()"]
 
 
 def _sectors_in(path: Path) -> set[str]:
@@ -102,8 +102,8 @@ def test_a_placement_solve_killed_mid_sector_resumes_to_the_same_tables(tmp_path
 _WRITER = """
 import sys
 import numpy as np
-from solver.storage import STAT_KEYS, TableFile
-from solver.variants import get_variant
+from morris_solver.storage import STAT_KEYS, TableFile
+from morris_solver.variants import get_variant
 table = TableFile.open(sys.argv[1])
 codes = np.random.default_rng(0).integers(0, 300, 40_000_000).astype(np.uint16)
 print("writing", flush=True)

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from reference_solver import solve_reference
 
-from solver.generate import solve
-from solver.indexing import canonical_indices, index_tables
-from solver.sectors import solve_plan
-from solver.storage import TableFile
-from solver.variants import VARIANTS, Variant
+from morris_solver.generate import solve
+from morris_solver.indexing import canonical_indices, index_tables
+from morris_solver.sectors import solve_plan
+from morris_solver.storage import TableFile
+from morris_solver.variants import VARIANTS, Variant
 
 
 def _compare(variant, path, reference):

@@ -1,5 +1,5 @@
 """The published per-sector statistics (``data/stats/``) are what a fresh solve gives,
-the package ships them (``solver.published_stats``, read here from the editable install;
+the package ships them (``morris_solver.published_stats``, read here from the editable install;
 tests/test_packaging.py reads them from a wheel), and ``morris info --check-stats`` tells
 a user whether a table file matches them, named by a path or by the variant's name."""
 
@@ -12,16 +12,16 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import main
-from solver.generate import solve
-from solver.stats import (
+from morris_cli.main import main
+from morris_solver.generate import solve
+from morris_solver.stats import (
     compare_statistics,
     load_statistics,
     published_statistics,
     published_variants,
     table_statistics,
 )
-from solver.storage import TableFile
+from morris_solver.storage import TableFile
 
 STATS = Path(__file__).resolve().parent.parent / "data" / "stats"
 
@@ -111,8 +111,8 @@ def test_draw_rule_statistics_are_compared_where_the_file_holds_them(six_whole_p
 
 
 def test_the_package_ships_data_stats_as_they_are():
-    # the editable install maps solver.published_stats to data/stats itself: one copy
-    assert Path(str(resources.files("solver.published_stats"))).resolve() == STATS
+    # the editable install maps morris_solver.published_stats to data/stats itself: one copy
+    assert Path(str(resources.files("morris_solver.published_stats"))).resolve() == STATS
     names = sorted(path.stem for path in STATS.glob("*.json"))
     assert published_variants() == names
     for name in names:

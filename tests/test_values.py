@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver.values import (
+from morris_solver.values import (
     BIG,
     DRAW_CODE,
     MAX_PLIES,

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
-from solver.indexing import index_tables, unrank
-from solver.position import Position
-from solver.sectors import sector_key
-from solver.storage import TableError, TableFile
-from solver.values import PAD
-from solver.verify import Mismatch, verify_table
+from morris_cli.main import main
+from morris_solver.indexing import index_tables, unrank
+from morris_solver.position import Position
+from morris_solver.sectors import sector_key
+from morris_solver.storage import TableError, TableFile
+from morris_solver.values import PAD
+from morris_solver.verify import Mismatch, verify_table
 
 
 @pytest.fixture

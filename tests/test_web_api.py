@@ -1,4 +1,4 @@
-"""The web board's JSON API (``web.app``) through Starlette's test client: its values are
+"""The web board's JSON API (``morris_cli.web.app``) through Starlette's test client: its values are
 the tables', a game is replayed by the rules, and bad input is a 400 (a missing table a
 404) with one line, never a server error."""
 
@@ -14,11 +14,11 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
-from cli.main import main  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.probe import Tablebase  # noqa: E402
-from solver.rules import legal_moves, play, terminal  # noqa: E402
-from web.app import create_app  # noqa: E402
+from morris_cli.main import main  # noqa: E402
+from morris_cli.web.app import create_app  # noqa: E402
+from morris_solver.position import Position  # noqa: E402
+from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.rules import legal_moves, play, terminal  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ pytest.importorskip("uvicorn")
 from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium: a fixture)
 from starlette.testclient import TestClient  # noqa: E402
 
-from web.app import create_app  # noqa: E402
+from morris_cli.web.app import create_app  # noqa: E402
 
 try:
     from selenium.webdriver.common.action_chains import ActionChains

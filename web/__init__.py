@@ -1,1 +1,1 @@
-"""The analysis board in the browser: ``web.app.create_app`` and its static page."""
+"""The analysis board in the browser: ``morris_cli.web.app.create_app`` and its static page."""

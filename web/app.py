@@ -1,7 +1,7 @@
 """The analysis board's server (``morris serve``): the board page, live rooms to play a
-friend by link (``web.live``), and a JSON API over the tables.
+friend by link (``morris_cli.web.live``), and a JSON API over the tables.
 
-Every query parameter and body goes through ``web.params``: bad input (an unknown
+Every query parameter and body goes through ``morris_cli.web.params``: bad input (an unknown
 variant, position text that does not parse, an illegal move, a number that is not one)
 is a 400 and a position whose sector no table file holds a 404, each as
 ``{"error": "one line"}``; nothing a client sends makes a 500. Table reads run on one
@@ -38,17 +38,17 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from solver.drawrules import DEFAULT_LIMIT
-from solver.engine import STRENGTHS, Engine
-from solver.errors import MorrisError
-from solver.game import Game
-from solver.position import Position
-from solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
-from solver.review import review_game
-from solver.rules import Move, phase
-from solver.storage import TableError
-from solver.values import Result
-from solver.variants import VARIANTS, Variant, get_variant
+from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.engine import STRENGTHS, Engine
+from morris_solver.errors import MorrisError
+from morris_solver.game import Game
+from morris_solver.position import Position
+from morris_solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
+from morris_solver.review import review_game
+from morris_solver.rules import Move, phase
+from morris_solver.storage import TableError
+from morris_solver.values import Result
+from morris_solver.variants import VARIANTS, Variant, get_variant
 
 from . import params
 from .live import Limits, LiveRooms

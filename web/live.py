@@ -32,9 +32,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from solver.drawrules import DEFAULT_LIMIT
-from solver.game import Game
-from solver.variants import VARIANTS, get_variant
+from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.game import Game
+from morris_solver.variants import VARIANTS, get_variant
 
 from . import params
 from .params import BadRequest

@@ -7,8 +7,8 @@ happens is an event with a version (1, 2, ...), a kind, the time on the server (
 milliseconds) and its facts; the state is what the events say, so any process can
 rebuild it from the store, and a client is a view of the last state it was sent.
 
-Nothing here knows where events are kept or how they travel (``web.roomstore``,
-``web.live``); nothing here reads a table. Tokens are not here either: the caller has
+Nothing here knows where events are kept or how they travel (``morris_cli.web.roomstore``,
+``morris_cli.web.live``); nothing here reads a table. Tokens are not here either: the caller has
 already mapped a token to a seat.
 """
 
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from solver.errors import MorrisError
-from solver.game import Game
-from solver.rules import Move, parse_move, phase
-from solver.values import Result
-from solver.variants import get_variant
+from morris_solver.errors import MorrisError
+from morris_solver.game import Game
+from morris_solver.rules import Move, parse_move, phase
+from morris_solver.values import Result
+from morris_solver.variants import get_variant
 
 SEATS = ("host", "guest")
 COLORS = ("white", "black")

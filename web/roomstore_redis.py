@@ -22,7 +22,7 @@ import time
 import uuid
 from collections import Counter
 
-from solver.errors import MorrisError
+from morris_solver.errors import MorrisError
 
 from .referee import RoomRecord
 from .roomstore import RoomStore, StoredRoom
