@@ -38,7 +38,7 @@ from morris_solver.variants import VARIANTS, get_variant
 
 from . import params
 from .params import BadRequest
-from .referee import ACTIONS, RoomRecord, RoomState, replay
+from .referee import ACTIONS, Refused, RoomRecord, RoomState, replay
 from .roomstore import RoomStore, same_secret, token_hash
 
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16): 128 bits
@@ -225,11 +225,8 @@ class LiveRooms:
             async with self._lock(room_id):
                 try:
                     decided = entry.state.decide(seat, action, move, move_id, now_ms())
-                except Exception as e:
-                    status = getattr(e, "status", None)
-                    if status is None:
-                        raise
-                    raise BadRequest(str(e), status=status) from None
+                except Refused as e:
+                    raise BadRequest(str(e), status=e.status) from None
                 if isinstance(decided, int):
                     return entry, decided
                 if await self.store.append(room_id, decided):
