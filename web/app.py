@@ -45,7 +45,7 @@ from morris_solver.game import Game
 from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
 from morris_solver.review import review_game
-from morris_solver.rules import Move, phase
+from morris_solver.rules import phase
 from morris_solver.storage import TableError
 from morris_solver.values import Result
 from morris_solver.variants import VARIANTS, Variant, get_variant
@@ -53,6 +53,7 @@ from morris_solver.variants import VARIANTS, Variant, get_variant
 from . import params
 from .live import Limits, LiveRooms
 from .params import BadRequest
+from .referee import move_json
 from .roomstore import RoomStore
 
 STATIC = resources.files(__package__) / "static"
@@ -264,14 +265,6 @@ def _variant_json(variant: Variant) -> dict:
     }
 
 
-def _move_json(move: Move, names: tuple[str, ...]) -> dict:
-    return {
-        "origin": names[move.origin] if move.origin is not None else None,
-        "target": names[move.target],
-        "removed": [names[p] for p in move.removed],
-    }
-
-
 def _game_json(played: Game, tb: Tablebase | None) -> dict:
     """What the page shows of a game: the position, the end, and the values (null where
     no table holds them, with the reason in ``value_error``)."""
@@ -327,7 +320,7 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
             facts["value_error"] = str(e)
     order = list(valued) + [text for text in legal if text not in valued]  # best first
     facts["moves"] = [
-        {"move": text, **_move_json(legal[text], board.points),
+        {"move": text, **move_json(legal[text], board.points),
          "value": valued.get(text), **({"rule": rules[text]} if text in rules else {})}
         for text in order if text in legal
     ]

@@ -58,6 +58,10 @@ class TokenBucket:
         self.rate, self.burst = rate, burst
         self.tokens, self.stamp = burst, time.monotonic()
 
+    def full(self) -> bool:
+        """Whether it has refilled to its burst: nothing left worth remembering."""
+        return self.tokens + (time.monotonic() - self.stamp) * self.rate >= self.burst
+
     def take(self) -> bool:
         moment = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (moment - self.stamp) * self.rate)
@@ -327,7 +331,7 @@ class LiveRooms:
                 if lock is not None and not lock.locked():
                     del self._locks[room_id]
         for address, bucket in list(self._creators.items()):
-            if bucket.take() and bucket.tokens >= bucket.burst - 1:
+            if bucket.full():
                 del self._creators[address]
         return removed
 

@@ -257,7 +257,7 @@ class RoomState:
             "elapsed": dict(self.elapsed),
             "turn_since": self.turn_since,
             "server_time": now,
-            "legal": [_move_json(m, board.points) | {"move": m.text(board)} for m in legal],
+            "legal": [move_json(m, board.points) | {"move": m.text(board)} for m in legal],
             # earlier games without their moves, so that a state stays small however
             # many rematches a room plays (a game's moves are in its review)
             "finished": [{"game": g.number, "white": g.white, "plies": len(g.moves),
@@ -273,7 +273,8 @@ def _winner(result_for_mover: Result, mover: str) -> str | None:
     return None
 
 
-def _move_json(move: Move, names: tuple[str, ...]) -> dict:
+def move_json(move: Move, names: tuple[str, ...]) -> dict:
+    """A move as the pages enter it by clicks: its origin, target and removed stones."""
     return {
         "origin": names[move.origin] if move.origin is not None else None,
         "target": names[move.target],
