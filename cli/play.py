@@ -101,7 +101,7 @@ class Session:
                 return
         pos = self.game.position
         try:
-            echo_evaluation(pos, self.tables.probe(pos), self.tables.moves(pos))
+            echo_evaluation(pos, self.tables.evaluate(pos))
         except MorrisError as err:
             click.echo(f"no evaluation: {err}")
 

@@ -4,24 +4,25 @@ from the tables; also the table helpers the other table-reading commands share."
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
+from tqdm import tqdm
 
 from morris_solver.drawrules import DEFAULT_LIMIT
 from morris_solver.position import Position
 from morris_solver.probe import (
     DEFAULT_CACHE_BYTES,
-    MoveValue,
+    Evaluation,
     RuleMoveValue,
     RuleValue,
     Tablebase,
-    evaluation_json,
     rule_evaluation_json,
 )
 from morris_solver.rules import terminal
 from morris_solver.storage import default_table_path
-from morris_solver.values import Result, Value
+from morris_solver.values import Result
 from morris_solver.variants import Variant
 
 from .common import load_counted_position
@@ -38,7 +39,9 @@ def open_tablebase(
     variant: Variant, db: Path | None, cache_bytes: int = DEFAULT_CACHE_BYTES
 ) -> Tablebase:
     """The tables of ``variant`` at ``db`` (default ``data/VARIANT.h5``), checked to be
-    that variant's; ``cache_bytes`` bounds the sectors kept loaded."""
+    that variant's; ``cache_bytes`` bounds the sectors kept loaded. A placement
+    position the file lacks is searched (``Tablebase``), loading the moving phase first
+    with a progress bar."""
     path = db if db is not None else default_table_path(variant)
     if not path.exists():
         hint = "" if db is not None else f"; run 'morris solve {variant.name}' to generate it"
@@ -48,14 +51,36 @@ def open_tablebase(
         raise click.ClickException(
             f"{path} holds tables of {tb.variant.name}, not of {variant.name}"
         )
+    tb.search_load_progress = _loading_bar()
     return tb
 
 
-def echo_evaluation(pos: Position, value: Value, moves: list[MoveValue]) -> None:
-    """Print the value for the side to move and a table of the moves' values."""
+def _loading_bar():
+    """A progress callback showing the search's loading of the moving-phase tables."""
+    bar = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="sector", file=sys.stderr, leave=False,
+                       desc="loading the moving-phase tables for the search")
+        bar.update(done - bar.n)
+        if done == total:
+            bar.close()
+            bar = None
+
+    return progress
+
+
+def echo_evaluation(pos: Position, found: Evaluation) -> None:
+    """Print the value for the side to move, how it was searched if it was, and a table
+    of the moves' values."""
     end = terminal(pos)
     over = f" (game over: {end.reason})" if end else ""
+    value, moves = found.value, found.moves
     click.echo(f"{pos.mover_name} to move: {value}{over}")
+    if found.searched is not None:
+        click.echo(f"({found.searched})")
     if moves:
         width = max(len(mv.text) for mv in moves)
         click.echo(f"{len(moves)} moves, valued for {pos.mover_name}:")
@@ -94,17 +119,19 @@ def probe(variant: str, position: str, db: Path | None, as_json: bool, draw_rule
     if draw_rules:
         value, moves = tb.rule_probe(pos, count, move_limit), tb.rule_moves(pos, count, move_limit)
         facts, title = rule_evaluation_json(value, moves), f"{pos} c:{count}"
-        show = echo_rule_evaluation
     else:
-        value, moves = tb.probe(pos), tb.moves(pos)
-        facts, title, show = evaluation_json(value, moves), str(pos), echo_evaluation
+        found = tb.evaluate(pos)
+        facts, title = found.as_json(), str(pos)
     if as_json:
         click.echo(json.dumps(facts))
         return
     click.echo(pos.diagram())
     click.echo()
     click.echo(f"{pos.variant.name}: {title}")
-    show(pos, value, moves)
+    if draw_rules:
+        echo_rule_evaluation(pos, value, moves)
+    else:
+        echo_evaluation(pos, found)
 
 
 def echo_rule_evaluation(pos: Position, value: RuleValue, moves: list[RuleMoveValue]) -> None:
@@ -135,10 +162,14 @@ def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
              move_limit: int) -> None:
     """Print one perfect move in POSITION of VARIANT: the shortest win, else a draw, else
     the longest loss (ties go to the first move in notation order). With --draw-rules,
-    the move that keeps the best result under the rule."""
+    the move that keeps the best result under the rule. A placement position the table
+    file lacks is searched over its moving phase (what that cost goes to stderr)."""
     pos, count = load_counted_position(variant, position, draw_rules)
     tb = open_tablebase(pos.variant, db)
+    searched = tb.search_totals
     move = tb.rule_best_move(pos, count, move_limit) if draw_rules else tb.best_move(pos)
+    if tb.search_totals != searched:  # on stderr: the move alone stays on stdout
+        click.echo(f"({tb.searched_since(searched)})", err=True)
     if move is None:
         end = terminal(pos)
         outcome = f"{pos.mover_name} to move: {end.result.value}, {end.reason}"

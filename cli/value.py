@@ -19,8 +19,10 @@ from .probe import db_option, move_limit_option, open_tablebase
 
 
 def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
-    """The start position's value for the first player, read from the tables."""
+    """The start position's value for the first player, read from the tables (without
+    the placement phase this refuses: ``--search`` is the other route, chosen apart)."""
     tb = open_tablebase(variant, db)
+    tb.search = False
     return tb.probe(Position.start(variant))
 
 

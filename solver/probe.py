@@ -11,6 +11,13 @@ importing Numba and loading the compiled kernels (about 0.8 s) would pay off. La
 queries run the kernels of ``probe_kernels``: a probe is one Numba call and a move list
 one more. Positions that are already over are answered by the rules, so their sectors
 (fewer than 3 stones) need no table.
+
+A placement position whose sector the file lacks is answered by search over the
+moving-phase tables (``search.PlacementSearch``, win/draw/loss without the distance)
+when the file holds the moving phase: a user who solved only the moving phase plays
+perfectly from the empty board. The search keeps its loaded sectors and transposition
+table for the ``Tablebase``'s life, so the later positions of a game are cheap;
+``evaluate`` says what it searched.
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ from __future__ import annotations
 import os
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +44,9 @@ from .sectors import Sector, is_moving, reachable_sectors, sector_name
 from .storage import SECTORS, TableError, TableFile, default_table_path, rule_layer
 from .values import PAD, Result, Value, move_score
 from .variants import VARIANTS, Variant
+
+if TYPE_CHECKING:
+    from .search import PlacementSearch
 
 DEFAULT_CACHE_BYTES = 4 << 30
 # Chunk reads of one sector after which it is loaded whole (when it fits the cache): a
@@ -58,6 +70,38 @@ class MissingSectorError(TableError):
     def __init__(self, message: str, sector: Sector):
         super().__init__(message)
         self.sector = sector
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What the placement search cost to answer a query (``Tablebase.evaluate``)."""
+
+    positions: int  # positions searched from (the query's or its moves')
+    nodes: int
+    seconds: float  # loading the moving-phase tables included
+    load_seconds: float
+
+    def as_dict(self) -> dict:
+        return {"positions": self.positions, "nodes": self.nodes,
+                "seconds": round(self.seconds, 3), "load_seconds": round(self.load_seconds, 3)}
+
+    def __str__(self) -> str:
+        load = f", {self.load_seconds:.1f} s of it loading" if self.load_seconds >= 0.05 else ""
+        return (f"searched over the moving-phase tables (no placement table): "
+                f"{self.nodes:,} nodes, {self.seconds:.2f} s{load}")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A position's value and its moves' values, best first, and what searching cost
+    (None when the tables held every value)."""
+
+    value: Value
+    moves: list[MoveValue]
+    searched: Searched | None
+
+    def as_json(self) -> dict:
+        return evaluation_json(self.value, self.moves, self.searched)
 
 
 @dataclass(frozen=True)
@@ -121,10 +165,13 @@ class RuleMoveValue:
     plies_to_capture: int | None  # the mover's Z through this move (None for a draw)
 
 
-def evaluation_json(value: Value, moves: list[MoveValue]) -> dict:
+def evaluation_json(value: Value, moves: list[MoveValue], searched: Searched | None = None
+                    ) -> dict:
     """A position's value and its moves' values (best first) as ``morris probe --json``
-    prints them and the web board's API serves them."""
-    return {**value.as_dict(), "moves": [{"move": mv.text, **mv.value.as_dict()} for mv in moves]}
+    prints them and the web board's API serves them; ``searched`` when they were."""
+    found = {**value.as_dict(),
+             "moves": [{"move": mv.text, **mv.value.as_dict()} for mv in moves]}
+    return found | ({"searched": searched.as_dict()} if searched is not None else {})
 
 
 def rule_evaluation_json(value: RuleValue, moves: list[RuleMoveValue]) -> dict:
@@ -147,8 +194,14 @@ class Tablebase:
         table: TableFile,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         whole_sector_after: int = DEFAULT_WHOLE_SECTOR_AFTER,
+        search: bool = True,
     ):
         self._table = table
+        self.search = search  # answer placement positions without their table by search
+        # called with (sectors loaded, sectors to load) while the search loads its tables
+        self.search_load_progress: Callable[[int, int], None] | None = None
+        self._searched = [0, 0, 0.0, 0.0]  # positions, nodes, seconds, load seconds
+        self._search_sectors: set[Sector] = set()  # found missing: searched from now on
         self.whole_sector_after = whole_sector_after
         self._cache_bytes = cache_bytes
         self._rule_readers: dict[int, LayerReader] = {}  # by move limit
@@ -164,14 +217,17 @@ class Tablebase:
         path: str | os.PathLike,
         cache_bytes: int = DEFAULT_CACHE_BYTES,
         whole_sector_after: int = DEFAULT_WHOLE_SECTOR_AFTER,
+        search: bool = True,
     ) -> Tablebase:
         """Open a table file (its attributes and its sectors' metadata are read and
         checked now, by ``TableFile.open``, not their codes). ``cache_bytes`` bounds the
         memory of loaded sectors and chunks (the sector in use is kept even if larger).
         A sector is read chunk by chunk until ``whole_sector_after`` of its chunks have
         been read, then loaded whole if it fits ``cache_bytes`` (0: load every sector
-        whole at once). Raises ``TableError`` if the file is missing or not a table file."""
-        return cls(TableFile.open(path), cache_bytes, whole_sector_after)
+        whole at once). With ``search``, placement positions whose sector the file lacks
+        are answered by search over its moving phase (module docstring). Raises
+        ``TableError`` if the file is missing or not a table file."""
+        return cls(TableFile.open(path), cache_bytes, whole_sector_after, search)
 
     @property
     def variant(self) -> Variant:
@@ -210,6 +266,8 @@ class Tablebase:
             return Value(Result.LOSS, 0)
         B = other.bit_count()
         sector = (W, B, position.mover_hand, position.other_hand)
+        if sector in self._search_sectors:
+            return self._search_value(position)
         codes = self._cached(sector)
         kernels = self._kernels()
         try:
@@ -218,10 +276,10 @@ class Tablebase:
             else:
                 index = canonical_index(self._T, W, B, mover, other)
                 code = int(self._codes_at(sector, np.array([index]))[0])
-        except MissingSectorError:
+        except MissingSectorError as missing:
             end = terminal(position)  # a game that is over needs no table
             if end is None:
-                raise
+                return self._search(position, missing)
             return Value(end.result, 0 if end.result is Result.LOSS else None)
         if code == PAD:
             raise self.damaged(sector)
@@ -230,7 +288,9 @@ class Tablebase:
     def warm_up(self) -> None:
         """Load the probe kernels and their compiled code now, rather than at the first
         queries: that takes about a second of Python holding the GIL, which a server
-        pays before it answers anyone instead of stalling every request under way."""
+        pays before it answers anyone instead of stalling every request under way. A
+        file without the placement phase also loads the moving phase for the search and
+        searches the start (Nine Men's Morris: 8.6 GiB, about two minutes)."""
         from . import probe_kernels  # noqa: F401  (once imported, every Tablebase uses it)
 
         sector = min(self._table.sectors(), default=None)
@@ -244,6 +304,15 @@ class Tablebase:
             self.moves(position)
         except TableError:  # a sector the probe needs that the file lacks: warm enough
             pass
+        start = Position.start(self._variant)
+        sector = (start.mover.bit_count(), start.other.bit_count(), start.mover_hand,
+                  start.other_hand)
+        if self.search and sector not in self._table.sector_set():
+            try:  # a file without the placement phase: its search's tables, and the start
+                self.placement_search.load(start, self.search_load_progress)
+            except MissingSectorError:  # nor the moving phase: nothing to search with
+                return
+            self.probe(start)
 
     def value_from_successors(self, position: Position) -> Value:
         """The value of ``position`` as the best of its successors' stored values. It
@@ -259,10 +328,15 @@ class Tablebase:
 
     def moves(self, position: Position) -> list[MoveValue]:
         """Every legal move with the value it leads to for the side to move, best first:
-        shortest win, draws, longest loss; ties in order of the move text. Empty when
-        the game is over."""
+        shortest win, draws, longest loss (a searched win or loss, without its distance,
+        next to the draws); ties in order of the move text. Empty when the game is over."""
         self._check_variant(position)
-        succ_mover, succ_other, scores = self._successors(position)
+        try:
+            succ_mover, succ_other, scores = self._successors(position)
+        except MissingSectorError as missing:
+            if not self._searchable(missing):
+                raise
+            return self._searched_moves(position)
         mover, other, board = position.mover, position.other, position.board
         seen: set[tuple[int, int]] = set()
         ranked = []
@@ -279,7 +353,13 @@ class Tablebase:
     def best_move(self, position: Position) -> Move | None:
         """A perfect move (the first of ``moves``), or None when the game is over."""
         self._check_variant(position)
-        succ_mover, succ_other, scores = self._successors(position)
+        try:
+            succ_mover, succ_other, scores = self._successors(position)
+        except MissingSectorError as missing:
+            if not self._searchable(missing):
+                raise
+            moves = self._searched_moves(position)
+            return moves[0].move if moves else None
         if len(scores) == 0:
             return None
         scores = scores.tolist()
@@ -294,6 +374,71 @@ class Tablebase:
             ]
             tied = [tied[texts.index(min(texts))]]
         return _move_from_masks(mover, other, int(succ_mover[tied[0]]), int(succ_other[tied[0]]))
+
+    def evaluate(self, position: Position) -> Evaluation:
+        """``probe`` and ``moves`` together, with what searching cost."""
+        before = self.search_totals
+        value = self.probe(position)
+        moves = self.moves(position)
+        searched = self.searched_since(before) if self.search_totals != before else None
+        return Evaluation(value, moves, searched)
+
+    @property
+    def search_totals(self) -> tuple:
+        """The placement searches' totals so far (positions, nodes, seconds, load
+        seconds): what ``searched_since`` subtracts."""
+        return tuple(self._searched)
+
+    def searched_since(self, totals: tuple) -> Searched:
+        """What the placement searches cost since ``search_totals`` was ``totals``."""
+        return Searched(*(a - b for a, b in zip(self._searched, totals, strict=True)))
+
+    # -- placement positions by search over the moving phase (``search``) -----------
+
+    @cached_property
+    def placement_search(self) -> PlacementSearch:
+        """The search that answers placement positions the file lacks, kept for this
+        ``Tablebase``'s life (its sectors and transposition table)."""
+        from .search import PlacementSearch  # it reads the tables through this class
+
+        return PlacementSearch(self)
+
+    def _searchable(self, missing: MissingSectorError) -> bool:
+        """Whether a placement sector is what is missing, and searching is on."""
+        return self.search and not is_moving(missing.sector)
+
+    def _search(self, position: Position, missing: MissingSectorError) -> Value:
+        """The value of ``position``, whose sector the file lacks, by search; ``missing``
+        is raised instead where the file lacks moving-phase sectors the search needs
+        too (it names the solve that makes them all)."""
+        if not self._searchable(missing):
+            raise missing
+        try:
+            self.placement_search.load(position, self.search_load_progress)
+        except MissingSectorError:
+            raise missing from None
+        self._search_sectors.add(missing.sector)
+        return self._search_value(position)
+
+    def _search_value(self, position: Position) -> Value:
+        found = self.placement_search.search(position)
+        counts = (1, found.nodes, found.seconds, found.load_seconds)
+        self._searched = [a + b for a, b in zip(self._searched, counts, strict=True)]
+        return found.value
+
+    def _searched_moves(self, position: Position) -> list[MoveValue]:
+        """``moves`` where some move leads to a placement sector the file lacks: every
+        successor probed, those sectors' by search."""
+        seen: set[tuple[int, int]] = set()
+        ranked = []
+        for move, after in successors(position):
+            if (after.mover, after.other) in seen:  # the same two stones in either order
+                continue
+            seen.add((after.mover, after.other))
+            value = self.probe(after).after_move()
+            ranked.append((value.sort_key(), move.text(position.board), move, value))
+        ranked.sort(key=lambda item: item[:2])
+        return [MoveValue(move, text, value) for _, text, move, value in ranked]
 
     # -- under the draw rule of a move limit (``drawrules``) ---------------------------
 

@@ -535,23 +535,139 @@ def check_tables(tb: Tablebase, position: Position, draw_rules: int | None = Non
     )
 
 
-def _sector_codes(tb: Tablebase, position: Position, width: int,
-                  draw_rules: int | None = None) -> List:
-    """Every moving sector the search may reach, by ``W * width + B`` (empty arrays for
-    the others), all of one dtype as a typed list needs; with ``draw_rules``, each
-    position's result under that rule at count 0 (``drawrules.result_bytes``)."""
-    needed = sorted(needed_moving_sectors(tb, position))
-    if draw_rules is None:
-        loaded = {s[:2]: tb.sector_codes(s) for s in needed}
-    else:
-        table = TableFile.open(tb.path)
-        layer = rule_layer(draw_rules)
-        loaded = {s[:2]: result_bytes(table.read_sector(s, layer)) for s in needed}
-    if any(codes.dtype != np.uint8 for codes in loaded.values()):
-        loaded = {wb: widen_codes(codes) for wb, codes in loaded.items()}
-    dtype = next(iter(loaded.values())).dtype if loaded else np.uint8
-    empty = np.empty(0, dtype)
-    return List([loaded.get((w, b), empty) for w in range(width) for b in range(width)])
+class PlacementSearch:
+    """Searches of one table file's placement positions that keep what they learn: the
+    moving-phase sectors loaded once (``load``), and one transposition table and
+    cut-off history for every search, so that the positions of one game, searched one
+    after another, reuse the earlier searches' work. A table entry holds bounds on a
+    position's own score, true whatever root it was found from; one metric a session.
+    Not thread-safe (one search at a time)."""
+
+    def __init__(self, tb: Tablebase, *, metric: Metric = "wdl",
+                 max_tt_entries: int = DEFAULT_TT_ENTRIES, order: int = DEFAULT_ORDER,
+                 etc_plies: int = DEFAULT_ETC_PLIES, draw_rules: int | None = None):
+        if metric not in ("wdl", "dtm"):
+            raise ValueError(f"metric must be 'wdl' or 'dtm', not {metric!r}")
+        if draw_rules is not None and metric != "wdl":
+            raise ValueError("under the draw rule the search proves win, draw or loss only")
+        self.tb, self.metric, self.draw_rules = tb, metric, draw_rules
+        self.max_tt_entries, self.order, self.etc_plies = max_tt_entries, order, etc_plies
+        variant = tb.variant
+        self._width = variant.stones + 1
+        self._loaded: dict[tuple[int, int], np.ndarray] = {}
+        self._ready: set[Sector] = set()  # sectors whose searches have what they need
+        self._codes: List | None = None
+        self._tables = kernel_tables(variant)
+        self._tt = List([np.zeros((min(_MIN_TT_SLOTS, max_tt_entries * 4 // 3 + 1), 2),
+                                  np.int64)])
+        self._state = np.zeros(5, np.int64)
+        self._history = np.zeros((2, 32), np.int64)  # cut-offs by point, a row a side
+        if variant.full_board_draw:
+            self._full_board_score = 0
+        else:
+            self._full_board_score = -1 if metric == "wdl" else -BIG
+
+    @property
+    def tt_entries(self) -> int:
+        """Canonical positions in the transposition table."""
+        return int(self._state[_ENTRIES])
+
+    def load(self, position: Position,
+             progress: Callable[[int, int], None] | None = None) -> float:
+        """Check that the file holds every moving-phase sector a search from ``position``
+        may reach (``MissingSectorError`` names the command otherwise) and load those not
+        loaded yet, calling ``progress(sectors done, sectors to load)`` after each.
+        Returns the seconds it took."""
+        start = time.perf_counter()
+        root = (position.mover.bit_count(), position.other.bit_count(), position.mover_hand,
+                position.other_hand)
+        if root in self._ready:
+            return 0.0
+        check_tables(self.tb, position, self.draw_rules)
+        todo = [s for s in sorted(needed_moving_sectors(self.tb, position))
+                if s[:2] not in self._loaded]
+        if not todo:
+            self._ready.add(root)
+            return 0.0
+        table = TableFile.open(self.tb.path) if self.draw_rules is not None else None
+        for done, s in enumerate(todo, 1):
+            if table is None:
+                self._loaded[s[:2]] = self.tb.sector_codes(s)
+            else:  # each position's result under the rule at count 0
+                self._loaded[s[:2]] = result_bytes(
+                    table.read_sector(s, rule_layer(self.draw_rules)))
+            if progress is not None:
+                progress(done, len(todo))
+        # one dtype for the kernel's typed list: bytes unless a sector needs uint16
+        if any(codes.dtype != np.uint8 for codes in self._loaded.values()):
+            self._loaded = {wb: widen_codes(c) for wb, c in self._loaded.items()}
+        dtype = next(iter(self._loaded.values())).dtype
+        empty = np.empty(0, dtype)
+        w = self._width
+        self._codes = List([self._loaded.get((i, j), empty) for i in range(w) for j in range(w)])
+        self._ready.add(root)
+        return time.perf_counter() - start
+
+    def search(self, position: Position, *,
+               progress: Callable[[int, int], None] | None = None,
+               progress_seconds: float = 1.0) -> SearchResult:
+        """The value of ``position`` for the side to move (see ``search_value``);
+        loading what it needs first."""
+        tb = self.tb
+        tb._check_variant(position)
+        start = time.perf_counter()
+        wdl = self.metric == "wdl"
+        end = terminal(position)
+        if end is not None:
+            plies = None if wdl or end.result is not Result.LOSS else 0
+            return SearchResult(Value(end.result, plies), 0, time.perf_counter() - start,
+                                self.tt_entries)
+        load_seconds = self.load(position)
+        state = self._state
+        state[_NODES] = state[_STOP] = state[_DAMAGED] = state[_MISSING] = 0
+        mover, other = position.mover, position.other
+        W, B = mover.bit_count(), other.bit_count()
+        WF, BF = position.mover_hand, position.other_hand
+        key = _canonical_key(W, B, WF, BF, mover, other, *self._tables)
+        depth = WF + BF + 2  # plies below the root, each taking one stone from a hand
+        moves = np.empty((depth, _MOVE_ROWS, MAX_MOVES), np.int64)
+        frames = np.zeros((depth, _NEXT + 1), np.int64)
+        frames[0, : _BF + 1] = key, mover, other, WF, BF
+        outcome: dict[str, object] = {}
+
+        def run() -> None:
+            try:
+                outcome["score"] = _search(
+                    self._codes, self._width, self._tt, moves, frames, state,
+                    self.max_tt_entries, self._full_board_score, wdl, self.order,
+                    self.etc_plies, self._history, *self._tables)
+            except BaseException as e:  # handed to the caller's thread
+                outcome["error"] = e
+
+        worker = threading.Thread(target=run, name="morris-search", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(progress_seconds)
+                if progress is not None and worker.is_alive():
+                    progress(int(state[_NODES]), int(state[_ENTRIES]))
+        except BaseException:  # Ctrl-C, or an error raised by ``progress``
+            state[_STOP] = 1
+            worker.join()
+            raise
+        if "error" in outcome:
+            raise outcome["error"]
+        for slot, error in ((_DAMAGED, tb.damaged), (_MISSING, tb._missing)):
+            if state[slot]:
+                w, b = divmod(int(state[slot]) - 1, self._width)
+                raise error((w, b, 0, 0))
+        nodes = int(state[_NODES])
+        if progress is not None:
+            progress(nodes, self.tt_entries)
+        score = int(outcome["score"])
+        found = Value((Result.LOSS, Result.DRAW, Result.WIN)[score + 1]) if wdl else value_of(score)
+        return SearchResult(found, nodes, time.perf_counter() - start, self.tt_entries,
+                            load_seconds)
 
 
 def search_value(
@@ -570,6 +686,7 @@ def search_value(
     over the placement phase with the moving-phase tables of ``tb`` at the leaves: win,
     draw or loss (``metric="wdl"``, plies None) or with the distance (``"dtm"``). Raises
     ``MissingSectorError`` up front if a moving-phase sector it may need is missing.
+    One search of a new ``PlacementSearch``.
 
     The transposition table stops taking new positions at ``max_tt_entries`` (at most 21
     bytes each), which bounds memory at the price of repeated work: on Six Men's Morris
@@ -587,74 +704,10 @@ def search_value(
     leaves, where the last stone has been placed, are worth their results at count 0,
     read from the moving sectors' rule values; the placement phase is searched as
     without the rule."""
-    if metric not in ("wdl", "dtm"):
-        raise ValueError(f"metric must be 'wdl' or 'dtm', not {metric!r}")
-    if draw_rules is not None and metric != "wdl":
-        raise ValueError("under the draw rule the search proves win, draw or loss only")
-    wdl = metric == "wdl"
-    variant = tb.variant
-    if position is None:
-        position = Position.start(variant)
-    tb._check_variant(position)
-    check_tables(tb, position, draw_rules)
-    start = time.perf_counter()
-    state = np.zeros(5, np.int64)
-    end = terminal(position)
-    if end is not None:
-        plies = None if wdl or end.result is not Result.LOSS else 0
-        return SearchResult(Value(end.result, plies), 0, time.perf_counter() - start, 0)
-    width = variant.stones + 1
-    codes = _sector_codes(tb, position, width, draw_rules)
-    load_seconds = time.perf_counter() - start
-    tables = kernel_tables(variant)
-    mover, other = position.mover, position.other
-    W, B = mover.bit_count(), other.bit_count()
-    WF, BF = position.mover_hand, position.other_hand
-    key = _canonical_key(W, B, WF, BF, mover, other, *tables)
-    tt_holder = List([np.zeros((min(_MIN_TT_SLOTS, max_tt_entries * 4 // 3 + 1), 2), np.int64)])
-    depth = WF + BF + 2  # plies below the root, each taking one stone from a hand
-    moves = np.empty((depth, _MOVE_ROWS, MAX_MOVES), np.int64)
-    frames = np.zeros((depth, _NEXT + 1), np.int64)
-    history = np.zeros((2, 32), np.int64)  # cut-offs by point, one row for each side
-    frames[0, : _BF + 1] = key, mover, other, WF, BF
-    if variant.full_board_draw:
-        full_board_score = 0
-    else:
-        full_board_score = -1 if wdl else -BIG
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            outcome["score"] = _search(codes, width, tt_holder, moves, frames, state,
-                                       max_tt_entries, full_board_score, wdl, order,
-                                       etc_plies, history, *tables)
-        except BaseException as e:  # handed to the caller's thread
-            outcome["error"] = e
-
-    worker = threading.Thread(target=run, name="morris-search", daemon=True)
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(progress_seconds)
-            if progress is not None and worker.is_alive():
-                progress(int(state[_NODES]), int(state[_ENTRIES]))
-    except BaseException:  # Ctrl-C, or an error raised by ``progress``
-        state[_STOP] = 1
-        worker.join()
-        raise
-    if "error" in outcome:
-        raise outcome["error"]
-    for slot, error in ((_DAMAGED, tb.damaged), (_MISSING, tb._missing)):
-        if state[slot]:
-            w, b = divmod(int(state[slot]) - 1, width)
-            raise error((w, b, 0, 0))
-    nodes, entries = int(state[_NODES]), int(state[_ENTRIES])
-    if progress is not None:
-        progress(nodes, entries)
-    seconds = time.perf_counter() - start
-    score = int(outcome["score"])
-    found = Value((Result.LOSS, Result.DRAW, Result.WIN)[score + 1]) if wdl else value_of(score)
-    return SearchResult(found, nodes, seconds, entries, load_seconds)
+    session = PlacementSearch(tb, metric=metric, max_tt_entries=max_tt_entries, order=order,
+                              etc_plies=etc_plies, draw_rules=draw_rules)
+    return session.search(Position.start(tb.variant) if position is None else position,
+                          progress=progress, progress_seconds=progress_seconds)
 
 
 def search_start_value(

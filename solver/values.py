@@ -85,12 +85,16 @@ class Value:
         """The value of a position one ply earlier whose move led here (side flipped)."""
         if self.result is Result.DRAW:
             return self
-        return Value(self.result.flipped(), self.plies + 1)
+        return Value(self.result.flipped(), None if self.plies is None else self.plies + 1)
 
     def sort_key(self) -> int:
-        """The value's score: smaller is better for the side to move (``move_score``)."""
+        """The value's score: smaller is better for the side to move (``move_score``). A
+        win or loss without its distance (a search's) scores next to the draws: after
+        every win of known length, before every loss of known length."""
         if self.result is Result.DRAW:
             return DRAW_SCORE
+        if self.plies is None:
+            return DRAW_SCORE - 1 if self.result is Result.WIN else DRAW_SCORE + 1
         return self.plies if self.result is Result.WIN else LOSS_SCORE - self.plies
 
     @classmethod
@@ -103,6 +107,6 @@ class Value:
         return {"result": self.result.value, "plies": self.plies}
 
     def __str__(self) -> str:
-        if self.result is Result.DRAW:
-            return "draw"
+        if self.result is Result.DRAW or self.plies is None:
+            return self.result.value
         return f"{self.result.value} in {self.plies} plies"

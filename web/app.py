@@ -43,7 +43,7 @@ from morris_solver.engine import STRENGTHS, Engine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase, evaluation_json, rule_evaluation_json
+from morris_solver.probe import MissingSectorError, Tablebase, rule_evaluation_json
 from morris_solver.review import review_game
 from morris_solver.rules import phase
 from morris_solver.storage import TableError
@@ -120,8 +120,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             limit = params.whole_number(query, "move_limit", DEFAULT_LIMIT, 1, 10_000)
             return JSONResponse(await on_tables(lambda: rule_evaluation_json(
                 tb.rule_probe(position, count, limit), tb.rule_moves(position, count, limit))))
-        return JSONResponse(await on_tables(
-            lambda: evaluation_json(tb.probe(position), tb.moves(position))))
+        return JSONResponse(await on_tables(lambda: tb.evaluate(position).as_json()))
 
     async def game(request: Request) -> JSONResponse:
         variant = _variant(request.query_params)
@@ -297,9 +296,11 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
         facts["value_error"] = f"no tables of {pos.variant.name} are served"
     else:
         try:
-            value, moves = tb.probe(pos), tb.moves(pos)
-            facts["value"] = value.as_dict()
-            valued = {mv.text: mv.value.as_dict() for mv in moves}
+            found = tb.evaluate(pos)
+            facts["value"] = found.value.as_dict()
+            if found.searched is not None:
+                facts["searched"] = found.searched.as_dict()
+            valued = {mv.text: mv.value.as_dict() for mv in found.moves}
         except MissingSectorError as e:
             facts["value_error"] = str(e)
     # under the move limit: the values of the rule at the game's count, where the file

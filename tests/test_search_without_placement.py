@@ -1,0 +1,179 @@
+"""Perfect play from the empty board with the moving-phase tables alone: a placement
+position whose table the file lacks is answered by search (``Tablebase``'s fallback to
+``search.PlacementSearch``), and every answer equals the placement tables' result, on
+Six Men's Morris whole and on Nine Men's Morris positions whose search stays in small
+sectors; through the API, the command line and the web API, each saying it searched."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import h5py
+import pytest
+from click.testing import CliRunner
+
+from morris_cli.main import main
+from morris_solver.generate import solve
+from morris_solver.position import Position
+from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.rules import phase, play, successors, terminal
+from morris_solver.search import PlacementSearch
+from morris_solver.sectors import is_moving, parse_sector_key
+from morris_solver.storage import SECTORS
+from morris_solver.values import Result
+
+QUIET = {"show_progress": False, "log": lambda s: None}
+# placement sectors of Nine Men's Morris whose searches reach few and small sectors
+NINE_SECTORS = [(2, 3, 2, 1), (3, 3, 1, 1), (2, 3, 1, 1), (3, 4, 1, 0), (3, 3, 1, 0)]
+
+
+@pytest.fixture(scope="module")
+def six_moving_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("six-moving") / "six.h5"
+    solve("six", path, phase="moving", **QUIET)
+    return path
+
+
+@pytest.fixture(scope="module")
+def six_whole(six_whole_path) -> Tablebase:
+    return Tablebase.open(six_whole_path)
+
+
+def _games(variant: str, games: int, seed: int) -> list[list[Position]]:
+    """The positions of random games from the start, placement plies and a few after."""
+    rng = random.Random(seed)
+    found = []
+    for _ in range(games):
+        pos, line = Position.start(variant), []
+        while terminal(pos) is None and len(line) < 2 * Position.start(variant).mover_hand + 2:
+            line.append(pos)
+            pos = rng.choice(successors(pos))[1]
+        found.append(line)
+    return found
+
+
+def _results(moves) -> dict[str, Result]:
+    return {mv.text: mv.value.result for mv in moves}
+
+
+def test_six_from_the_empty_board_equals_the_placement_tables(six_moving_path, six_whole):
+    searched = Tablebase.open(six_moving_path)
+    seen = set()
+    for line in _games("six", 6, seed=61):  # one Tablebase: its table grows over games
+        for pos in line:
+            found = searched.evaluate(pos)
+            assert found.value.result == six_whole.probe(pos).result, pos
+            assert _results(found.moves) == _results(six_whole.moves(pos)), pos
+            best = searched.best_move(pos)
+            assert six_whole.probe(play(pos, best)).result is found.value.result.flipped()
+            if phase(pos) == "placement":
+                assert found.searched is not None and found.searched.positions >= 1
+                assert found.value.plies is None or found.value.result is Result.DRAW
+                seen.add(found.value.result)
+            else:  # the moving phase: read from the tables, with the distance
+                assert found.searched is None and found.value == six_whole.probe(pos)
+    assert seen == set(Result)
+    # the moves that reach the moving phase keep their distances from the tables
+    last = next(pos for pos in _games("six", 1, seed=5)[0]
+                if pos.mover_hand + pos.other_hand == 1)
+    assert all(mv.value.plies is not None or mv.value.result is Result.DRAW
+               for mv in searched.moves(last))
+
+
+def test_a_session_reuses_what_it_learnt(six_moving_path):
+    session = PlacementSearch(Tablebase.open(six_moving_path))
+    start = Position.start("six")
+    first = session.search(start)
+    assert first.load_seconds > 0 and first.nodes > 100
+    again = session.search(start)
+    assert again.value == first.value and again.nodes < first.nodes / 10
+    assert again.load_seconds == 0  # loaded once
+    # a later position of a game: its subtree was part of the first search
+    assert session.search(play(start, successors(start)[0][0])).nodes < first.nodes
+    assert session.tt_entries >= first.tt_entries
+
+
+def test_nine_placement_positions(tmp_path):
+    whole = tmp_path / "nine.h5"
+    solve("nine", whole, sector=NINE_SECTORS[0], **QUIET)
+    moving = tmp_path / "nine-moving.h5"
+    shutil.copy(whole, moving)
+    with h5py.File(moving, "a") as f:  # the same file without its placement sectors
+        for key in [k for k in f[SECTORS] if not is_moving(parse_sector_key(k))]:
+            del f[SECTORS][key]
+    tables, searched = Tablebase.open(whole), Tablebase.open(moving)
+    assert all(is_moving(s) for s in searched._table.sector_set())
+    rng = random.Random(43)
+    results = set()
+    for W, B, WF, BF in NINE_SECTORS:
+        for _ in range(8):
+            points = rng.sample(range(24), W + B)
+            pos = Position.from_sides("nine", sum(1 << p for p in points[:W]),
+                                      sum(1 << p for p in points[W:]), WF, BF, WF == BF)
+            found = searched.evaluate(pos)
+            assert found.value.result == tables.probe(pos).result, pos
+            assert _results(found.moves) == _results(tables.moves(pos)), pos
+            assert found.searched is not None
+            results.add(found.value.result)
+    assert results == set(Result)
+
+
+def test_without_the_moving_phase_the_error_names_the_whole_solve(table_paths):
+    nine = Tablebase.open(table_paths["nine"])  # 3 against 3 only
+    with pytest.raises(MissingSectorError, match=r"sector 0-0-9-9 .* --phase all"):
+        nine.evaluate(Position.start("nine"))
+    assert nine.search_totals == (0, 0, 0.0, 0.0)
+
+
+def test_warm_up_loads_the_search_and_searches_the_start(six_moving_path):
+    tb = Tablebase.open(six_moving_path)
+    tb.warm_up()
+    assert tb.placement_search.tt_entries > 0
+    positions, nodes, _, _ = tb.search_totals
+    assert positions == 1 and nodes > 0
+    before = tb.search_totals
+    tb.probe(Position.start("six"))  # from the table the warm-up filled
+    assert tb.searched_since(before).nodes < nodes / 10
+
+
+def test_command_line_says_it_searched(six_moving_path, six_whole):
+    runner = CliRunner()
+    start = Position.start("six")
+    result = runner.invoke(main, ["probe", "six", "a1 a3", "--db", str(six_moving_path)])
+    assert result.exit_code == 0, result.output
+    assert "searched over the moving-phase tables" in result.output and "nodes" in result.output
+    result = runner.invoke(main, ["probe", "six", "a1 a3", "--db", str(six_moving_path),
+                                  "--json"])
+    assert result.exit_code == 0, result.output
+    facts = json.loads(result.stdout)
+    assert facts["searched"]["nodes"] > 0 and facts["searched"]["seconds"] >= 0
+    assert facts["result"] == six_whole.probe(Position.parse("a1 a3", "six")).result.value
+    result = runner.invoke(main, ["bestmove", "six", "", "--db", str(six_moving_path)])
+    assert result.exit_code == 0, result.output
+    move = result.stdout.strip()
+    assert len(result.stdout.splitlines()) == 1 and "searched" in result.stderr
+    after = Position.parse(move, "six")
+    assert six_whole.probe(after).result is six_whole.probe(start).result.flipped()
+    # the same position from a file holding both phases: read, not searched
+    result = runner.invoke(main, ["probe", "six", "a1 a3", "--json", "--db",
+                                  str(Path(six_whole.path))])
+    assert "searched" not in json.loads(result.stdout)
+
+
+def test_web_api_says_it_searched(six_moving_path, six_whole):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
+
+    from morris_cli.web.app import create_app
+
+    with TestClient(create_app({"six": six_moving_path})) as client:
+        body = client.get("/api/probe", params={"variant": "six", "position": "a1 a3"}).json()
+        assert body["searched"]["nodes"] >= 0 and body["searched"]["positions"] >= 1
+        expected = six_whole.probe(Position.parse("a1 a3", "six"))
+        assert body["result"] == expected.result.value
+        game = client.get("/api/game", params={"variant": "six", "moves": "a1 a3"}).json()
+        assert game["value"]["result"] == expected.result.value and "searched" in game
