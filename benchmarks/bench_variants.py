@@ -5,6 +5,12 @@ phase from the moving-phase tables; the per-sector statistics (``data/stats``); 
 many positions change their result against the standard game (``data/nine.h5``,
 ``data/three.h5``); a report of each run's time, memory and size.
 
+No flying, the double mill and the Diagonalmühle (``MOVING_ONLY``) are valued from
+their moving phase alone, each in one run from an empty disk: their moving sectors
+solved and verified (the double mill's are the standard game's, solved as that game's
+and checked against its published statistics instead), then the start by the search;
+their sectors are compared with the standard game's published statistics.
+
     python benchmarks/bench_variants.py nine-nocapture-placement nine-noflying \\
         nine-doublemill nine-diagonal three-holes
 
@@ -46,8 +52,20 @@ from morris_solver.generate import solve  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.search import search_start_value  # noqa: E402
-from morris_solver.sectors import Sector, is_moving, sector_key, twin  # noqa: E402
-from morris_solver.stats import table_statistics  # noqa: E402
+from morris_solver.sectors import (  # noqa: E402
+    Sector,
+    is_moving,
+    parse_sector_key,
+    sector_key,
+    sector_name,
+    twin,
+)
+from morris_solver.stats import (  # noqa: E402
+    compare_statistics,
+    load_statistics,
+    published_statistics,
+    table_statistics,
+)
 from morris_solver.storage import TableFile, default_table_path  # noqa: E402
 from morris_solver.values import PAD  # noqa: E402
 from morris_solver.variants import get_variant  # noqa: E402
@@ -60,6 +78,10 @@ STATS = Path("data/stats")
 # tables the comparison reads
 STANDARD = {"nine-nocapture-placement": "nine", "nine-noflying": "nine",
             "nine-doublemill": "nine", "nine-diagonal": "nine", "three-holes": "three"}
+# valued from the moving phase and the search, without placement tables (one run each
+# fits a session); the double mill's moving sectors are the standard game's own
+MOVING_ONLY = frozenset({"nine-noflying", "nine-diagonal", "nine-doublemill"})
+MOVING_FROM_STANDARD = frozenset({"nine-doublemill"})
 _STEP = 1 << 24
 RESULTS = ("draw", "win", "loss")
 
@@ -81,9 +103,15 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         if "solve" in done:
             write_record(name, state, path)
 
+    moving_only = name in MOVING_ONLY
+    standard = get_variant(STANDARD[name])
+    standard_path = default_table_path(standard)
     if "solve" not in done:
         start = time.perf_counter()
-        report = solve(variant, path, threads=threads)
+        if name in MOVING_FROM_STANDARD:  # linked below, not solved again
+            solve(standard, standard_path, phase="moving", threads=threads)
+        report = solve(variant, path, phase="moving" if moving_only else "all",
+                       threads=threads)
         done["solve"] = {"seconds": time.perf_counter() - start, "groups": len(report.solved),
                          "shared": report.shared, "toolkit": toolkit_commit()}
         save()
@@ -92,11 +120,19 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     # a linked sector is another variant's, verified in that variant's own file
     own = table.sector_set() - set(table.shared_sectors())
     verify_sectors(path, sorted(own), verified, save, threads)
-    verify_linked(table, state, threads)
+    if name in MOVING_FROM_STANDARD:
+        if "stats_check" not in done:
+            done["stats_check"] = check_published(standard_path)
+            save()
+        if done["stats_check"]["problems"]:
+            raise SystemExit(f"{standard_path} disagrees with the published statistics: "
+                             + "; ".join(done["stats_check"]["problems"][:3]))
+    else:
+        verify_linked(table, state, threads)
     write_record(name, state, path)
     STATS.mkdir(parents=True, exist_ok=True)
     (STATS / f"{name}.json").write_text(json.dumps(table_statistics(table), indent=2) + "\n")
-    if "value" not in done:
+    if "value" not in done and not moving_only:
         done["value"] = str(Tablebase.open(path).probe(Position.start(variant)))
         save()
     if "search" not in done:
@@ -104,8 +140,8 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         done["search"] = {"value": str(found.value), "nodes": found.nodes,
                           "seconds": found.seconds}
         save()
-    standard = get_variant(STANDARD[name])
-    standard_path = default_table_path(standard)
+    if moving_only:  # the comparison comes from the statistics (the report's)
+        return
     if "changes" not in done:
         if standard.board_name != variant.board_name:
             # other points: no slot holds the same position in both
@@ -117,6 +153,41 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         if changes is not None:
             done["changes"] = changes
             save()
+
+
+def check_published(path: Path) -> dict:
+    """The moving-phase sectors of the table file ``path`` against the published
+    statistics of its game (every count and longest result of every sector): what stands
+    for verifying them where another machine verified the published file."""
+    start = time.perf_counter()
+    table = TableFile.open(path)
+    published = published_statistics(table.variant.name)
+    moving = {k: v for k, v in published["sectors"].items() if is_moving(parse_sector_key(k))}
+    problems = compare_statistics({**published, "sectors": moving}, table_statistics(table))
+    # the file may hold the placement phase too: only the moving sectors are compared
+    problems = [p for p in problems if "not in the statistics" not in p]
+    return {"against": f"data/stats/{table.variant.name}.json", "sectors": len(moving),
+            "positions": sum(v["positions"] for v in moving.values()),
+            "problems": problems, "seconds": time.perf_counter() - start}
+
+
+def sector_comparison(stats: dict, standard: dict) -> list[dict]:
+    """Per sector both statistics list, moving sectors first, each by stones: the
+    variant's positions, and its wins, draws and losses each as the change from the
+    standard game's published count, and both longest wins (plies), so a reader sees
+    where the house rule moves results without either table file."""
+    rows = []
+    for key in sorted(stats["sectors"], key=lambda k: (not is_moving(parse_sector_key(k)),
+                                                       sum(parse_sector_key(k)), k)):
+        sector = parse_sector_key(key)
+        if key not in standard["sectors"]:
+            continue
+        mine, theirs = stats["sectors"][key], standard["sectors"][key]
+        rows.append({"sector": sector_name(sector), "positions": mine["positions"],
+                     **{f"{k}_change": mine[k] - theirs[k] for k in ("wins", "draws", "losses")},
+                     "longest_win": mine["max_win_plies"],
+                     "standard_longest_win": theirs["max_win_plies"]})
+    return rows
 
 
 def verify_linked(table: TableFile, state: dict, threads: int | None) -> None:
@@ -133,6 +204,16 @@ def verify_linked(table: TableFile, state: dict, threads: int | None) -> None:
         check_table_identity(entry, target)
         verify_sectors(target, sorted(sectors), entry.setdefault("verify", {}),
                        lambda key=key: save_merged(STATE, state, key), threads)
+
+
+def add_notes(name: str, notes: list[str]) -> None:
+    """Keep ``notes`` in variant ``name``'s record (not twice); nothing without a record."""
+    record = load_record(name)
+    if record is None:
+        return
+    record["notes"] = record.get("notes", []) + [n for n in notes
+                                                 if n not in record.get("notes", [])]
+    save_state(record_path(name), record)
 
 
 def record_path(name: str) -> Path:
@@ -182,8 +263,11 @@ def write_record(name: str, state: dict, path: Path) -> None:
     linked = {}
     for target in sorted(set(links.values())):
         keys = [sector_key(s) for s, t in links.items() if t == target]
-        linked[target.name] = _verdicts(
-            state.get(f"linked {target.name}", {}).get("verify", {}), keys)
+        if "stats_check" in done:  # checked against the published statistics instead
+            linked[target.name] = _checked(done["stats_check"], keys)
+        else:
+            linked[target.name] = _verdicts(
+                state.get(f"linked {target.name}", {}).get("verify", {}), keys)
     record = {
         "variant": name, "table_created": str(table.attrs["created"]),
         "updated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -196,17 +280,41 @@ def write_record(name: str, state: dict, path: Path) -> None:
         # each group's solve time as the file records it (a twin's on both sectors): the
         # whole solve's, however many runs it took, without their start-up and linking
         "group_seconds": sum(stats[s]["solve_seconds"] for s in own if s == min(twin(s))),
+        # the same for the sectors linked from a file this run solved too
+        "linked_group_seconds": sum(stats[s]["solve_seconds"] for s in links
+                                    if s == min(twin(s))) if "stats_check" in done else 0.0,
         "totals": _totals(table),
+        "pipeline": "moving" if name in MOVING_ONLY else "all",
+        "notes": (load_record(name) or {}).get("notes", []),  # kept (``add_notes``)
     } | {k: done[k] for k in ("value", "search", "changes") if k in done}
+    record["pipeline_seconds"] = pipeline_seconds(record)
     save_state(record_path(name), record)
 
 
+def _checked(check: dict, keys: list[str]) -> dict:
+    """The linked sectors ``keys`` as verdicts of the statistics check ``check``."""
+    ok = not check["problems"]
+    return {"sectors": len(keys), "verified": len(keys), "ok": len(keys) if ok else 0,
+            "positions": check["positions"], "seconds": check["seconds"],
+            "failed": [] if ok else ["the published statistics"], "by": check["against"]}
+
+
+def pipeline_seconds(record: dict) -> float:
+    """The run's steps summed: solve, verification (or the statistics check) and the
+    search; an interrupted run's start-ups between its steps are not in it."""
+    return (record["solve"]["seconds"] + record["verify"]["seconds"]
+            + sum(v["seconds"] for v in record["links"].values())
+            + record.get("search", {}).get("seconds", 0.0))
+
+
 def is_complete(record: dict) -> bool:
-    """Every sector verified OK (linked ones in their files), the start valued both ways
-    and compared with the standard game: nothing left to run."""
+    """Every sector verified OK (linked ones in their files, or checked against published
+    statistics) and the start valued by the search, and from the tables where the run
+    solves the placement phase: nothing left to run. (The slot-by-slot comparison with
+    the standard game is made where both files are on the disk, not waited for.)"""
     verdicts = [record["verify"], *record["links"].values()]
-    return (all(v["ok"] == v["sectors"] for v in verdicts)
-            and all(k in record for k in ("value", "search", "changes")))
+    steps = ("search",) if record.get("pipeline") == "moving" else ("value", "search")
+    return all(v["ok"] == v["sectors"] for v in verdicts) and all(k in record for k in steps)
 
 
 def _results(codes: np.ndarray) -> np.ndarray:
@@ -269,9 +377,42 @@ def _changes_text(name: str, changes: dict | None) -> str:
     return f"- **{name}** against {standard}: " + ("; ".join(parts) or "nothing compared") + "."
 
 
+def _by_sector_text(name: str) -> list[str]:
+    """The per-sector comparison of a variant's statistics with the standard game's."""
+    path = STATS / f"{name}.json"
+    if not path.exists():
+        return [f"- **{name}**: no statistics yet ({path}).", ""]
+    rows = sector_comparison(load_statistics(path), published_statistics(STANDARD[name]))
+    changed = [r for r in rows if r["wins_change"] or r["draws_change"] or r["losses_change"]
+               or r["longest_win"] != r["standard_longest_win"]]
+    if not changed:
+        return [f"- **{name}**: all {len(rows)} sectors equal the standard game's "
+                "(the same sectors, checked against its published statistics).", ""]
+    total = {k: sum(r[k] for r in rows) for k in ("wins_change", "draws_change",
+                                                  "losses_change")}
+    return [f"- **{name}** against {STANDARD[name]}: {len(changed)} of {len(rows)} sectors "
+            f"both list differ; over all of "
+            f"them wins {total['wins_change']:+,}, draws {total['draws_change']:+,}, losses "
+            f"{total['losses_change']:+,}.", "",
+            "<details><summary>the sectors that differ</summary>", "",
+            "| sector | positions | wins | draws | losses | longest win (standard) |",
+            "|---|---:|---:|---:|---:|---:|",
+            *(f"| {r['sector']} | {r['positions']:,} | {r['wins_change']:+,} | "
+              f"{r['draws_change']:+,} | {r['losses_change']:+,} | "
+              f"{_plies(r['longest_win'])} ({_plies(r['standard_longest_win'])}) |"
+              for r in changed),
+            "", "</details>", ""]
+
+
+def _plies(longest: int) -> str:
+    """A longest win as the statistics give it: -1 when the sector has no win."""
+    return "-" if longest < 0 else str(longest)
+
+
 def _verdicts_text(v: dict, where: str = "") -> str:
     """"K of N OK (H:MM:SS)", saying which failed or how many are still to verify."""
-    text = f"{v['ok']} of {v['sectors']} OK{where} ({hms(v['seconds'])})"
+    by = f" by {v['by']}" if "by" in v else ""
+    text = f"{v['ok']} of {v['sectors']} OK{where}{by} ({hms(v['seconds'])})"
     if v["failed"]:
         text += f", **FAILED: {', '.join(v['failed'])}**"
     elif v["verified"] < v["sectors"]:
@@ -279,7 +420,7 @@ def _verdicts_text(v: dict, where: str = "") -> str:
     return text
 
 
-def report(command: str, notes: list[str]) -> None:
+def report(command: str) -> None:
     """Every house-rule variant's row from its committed record, whichever of them this
     command ran and whichever machine ran them."""
     results = [
@@ -288,34 +429,41 @@ def report(command: str, notes: list[str]) -> None:
         "|---|---|---|---:|---:|---:|---:|---:|",
     ]
     runs = [
-        "| variant | solve | of which groups | verified | peak RSS GiB | file GB "
+        "| variant | pipeline | solve | of which groups | verified | peak RSS GiB | file GB "
         "| sectors (shared) | search nodes, time |",
-        "|---|---:|---:|---|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
-    comparisons, provenance = [], []
+    comparisons, by_sector, provenance, notes = [], [], [], []
     for name in STANDARD:
         record = load_record(name)
         if record is None:
             results.append(f"| {name} | not run | | | | | | |")
-            runs.append(f"| {name} | not run | | | | | | |")
+            runs.append(f"| {name} | not run | | | | | | | |")
             continue
         search = record.get("search")
         t = record["totals"]
+        tables_value = record.get("value", "- (no placement tables)"
+                                  if record.get("pipeline") == "moving" else "-")
         results.append(
-            f"| {name} | {record.get('value', '-')} | {search['value'] if search else '-'} | "
+            f"| {name} | {tables_value} | {search['value'] if search else '-'} | "
             f"{t['positions']:,} | {t['wins']:,} | {t['draws']:,} | {t['losses']:,} | "
             f"{t['longest_win']} |")
         verified = "; links: ".join([
             _verdicts_text(record["verify"]),
             *(_verdicts_text(v, f" in {target}") for target, v in record["links"].items())])
         shared = sum(v["sectors"] for v in record["links"].values())
+        pipeline = record.get("pipeline_seconds")
         runs.append(
-            f"| {name} | {hms(record['solve']['seconds'])} | "
+            f"| {name} | {hms(pipeline) if pipeline is not None else '-'} | "
+            f"{hms(record['solve']['seconds'])} | "
             f"{hms(record['group_seconds'])} | {verified} | "
             f"{record['peak_rss_bytes'] / GiB:.2f} | {record['file_bytes'] / 1e9:.3g} | "
             f"{record['sectors']} ({shared}) | "
             + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
-        comparisons.append(_changes_text(name, record.get("changes")))
+        by_sector += _by_sector_text(name)
+        if record.get("pipeline") != "moving":
+            comparisons.append(_changes_text(name, record.get("changes")))
+        notes += [f"{name}: {note}" for note in record.get("notes", [])]
         provenance.append(f"- {name}: {'finished' if is_complete(record) else 'in progress'}, "
                           f"recorded {record['updated']} on {record['machine']}, table created "
                           f"{record['table_created']}"
@@ -330,6 +478,8 @@ def report(command: str, notes: list[str]) -> None:
         "statistics are in `data/stats/VARIANT.json`.", "",
         "## Results", "", *results, "",
         "## Runs", "",
+        "The pipeline's time is its steps' summed (solve, verification or the check "
+        "against published statistics, the search), each in the run that finished it. "
         "The solve's wall time in the run that finished it (shared sectors are linked, not "
         "solved) and the time of its groups as the file records them (over every run "
         "that solved some of them, without start-up and linking), the verifier's "
@@ -342,10 +492,18 @@ def report(command: str, notes: list[str]) -> None:
         "Positions whose result for the side to move differs from the standard game's, "
         "read slot by slot from both files in the sectors each holds with its own values.",
         "", *comparisons, "",
+        "## Sector by sector, from the statistics", "",
+        "Per sector the variant and the standard game both list (moving sectors first): "
+        "the variant's wins, draws and losses (side to move, canonical positions) minus "
+        "the standard game's published counts (`data/stats/STANDARD.json`), and the "
+        "longest win in plies of both. No table file is needed; on another board the "
+        "same stone counts are compared.", "", *(by_sector or ["- none run yet"]), "",
         "## Where each ran", "", *(provenance or ["- nothing run yet"]),
     ]
     if notes:
         lines += ["", "## Notes", "", *[line for note in notes for line in (note, "")]]
+    while lines[-1] == "":
+        lines.pop()
     REPORT.write_text("\n".join(lines) + "\n")
     print(f"wrote {REPORT}")
 
@@ -355,7 +513,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("variants", nargs="+", choices=list(STANDARD),
                         help="the variants to run; the report covers all of them")
     parser.add_argument("--threads", type=int)
-    parser.add_argument("--note", action="append", default=[])
+    parser.add_argument("--note", action="append", default=[],
+                        help="a note kept in the records of the variants named (and so in "
+                        "the report), e.g. what else shared the cores")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     command = command_line("benchmarks/bench_variants.py",
@@ -365,7 +525,9 @@ def main(argv: list[str] | None = None) -> None:
         if not args.report_only:
             for name in args.variants:
                 run_variant(name, state, args.threads)
-        report(command, args.note)
+        for name in args.variants if args.note else ():
+            add_notes(name, args.note)
+        report(command)
     except MorrisError as e:
         raise SystemExit(f"error: {e}") from None
 

@@ -1,7 +1,8 @@
 """benchmarks/bench_variants.py on small files: the comparison with the standard game
 counts exactly the positions whose result changes, a whole run of Nine Holes writes
 the report, the statistics file and the variant's record, and the report is rebuilt from
-the records alone when the tables are gone."""
+the records alone when the tables are gone; the moving-phase pipeline, the check against
+published statistics, and the sector-by-sector comparison from statistics."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 from morris_solver.generate import solve
 from morris_solver.stats import table_statistics
 from morris_solver.storage import TableFile
+from morris_solver.variants import Variant
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_variants.py"
 QUIET = {"show_progress": False, "log": lambda s: None}
@@ -93,8 +95,10 @@ def test_a_finished_variant_outlives_its_tables(bench, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     bench.main(["three-holes"])
     report = (tmp_path / "benchmarks/variants_report.md").read_text()
-    # another machine: the tables and the resumable state are gone, the records are not
-    shutil.rmtree(tmp_path / "data")
+    # another machine: the tables and the resumable state are gone, the records and the
+    # statistics (committed) are not
+    for table in (tmp_path / "data").glob("*.h5"):
+        table.unlink()
     shutil.rmtree(tmp_path / "benchmarks/out")
     bench.main(["three-holes", "--report-only"])
     again = (tmp_path / "benchmarks/variants_report.md").read_text()
@@ -168,3 +172,61 @@ def test_linked_sectors_are_verified_once_in_the_file_holding_them(
         f.attrs["created"] = "2030-01-01T00:00:00Z"
     with pytest.raises(SystemExit, match="earlier"):
         bench.verify_linked(TableFile.open(tmp_path / "nine-nocapture-placement.h5"), state, None)
+
+
+def test_check_published_compares_the_moving_sectors(bench, six_whole_path, tmp_path):
+    six = TableFile.open(six_whole_path)
+    check = bench.check_published(six_whole_path)  # placement sectors too: not compared
+    moving = [s for s in six.sector_set() if s[2] == s[3] == 0]
+    assert check["problems"] == [] and check["sectors"] == len(moving) > 10
+    assert check["positions"] == sum(six.sectors()[s]["positions"] for s in moving)
+    doctored = tmp_path / "six.h5"
+    shutil.copy(six_whole_path, doctored)
+    with h5py.File(doctored, "a") as f:
+        f["sectors/4_4_0_0"].attrs["wins"] += 1
+    problems = bench.check_published(doctored)["problems"]
+    assert len(problems) == 1 and problems[0].startswith("4-4-0-0: wins")
+    with h5py.File(doctored, "a") as f:
+        del f["sectors/5_5_0_0"]
+    assert any("sectors missing" in p for p in bench.check_published(doctored)["problems"])
+
+
+def test_sector_comparison_of_six_against_a_variant_of_six(bench, six_whole_path, tmp_path):
+    six = table_statistics(TableFile.open(six_whole_path))
+    assert not any(r["wins_change"] or r["draws_change"] or r["losses_change"]
+                   for r in bench.sector_comparison(six, six))
+    path = tmp_path / "six-noflying.h5"
+    solve(Variant("six-noflying", "six", 6, flying=False), path, phase="moving",
+          max_stones=4, **QUIET)
+    rows = bench.sector_comparison(table_statistics(TableFile.open(path)), six)
+    assert [r["sector"] for r in rows] == ["3-3-0-0", "3-4-0-0", "4-3-0-0", "4-4-0-0"]
+    for row in rows:  # the same positions, other results
+        assert row["positions"] == six["sectors"][row["sector"].replace("-", "_")]["positions"]
+        assert row["wins_change"] + row["draws_change"] + row["losses_change"] == 0
+    # a side with 3 stones cannot fly: every sector's results move (4 against 4 through
+    # the captures into 3 against 4)
+    assert all(r["wins_change"] != 0 for r in rows)
+
+
+def test_a_variant_valued_from_its_moving_phase(bench, tmp_path, monkeypatch):
+    # Nine Holes through the moving-phase pipeline: its moving sector solved and
+    # verified, the start searched, no placement tables and no table value
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    bench.main(["three-holes", "--note", "a test run"])
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert record["pipeline"] == "moving" and bench.is_complete(record)
+    assert "value" not in record and record["search"]["value"] == "draw"
+    table = TableFile.open(tmp_path / "data/three-holes.h5")
+    assert all(s[2] == s[3] == 0 for s in table.sector_set())
+    assert record["verify"]["ok"] == record["sectors"] == len(table.sector_set())
+    assert record["pipeline_seconds"] == pytest.approx(
+        record["solve"]["seconds"] + record["verify"]["seconds"] + record["search"]["seconds"])
+    assert record["notes"] == ["a test run"]
+    report = (tmp_path / "benchmarks/variants_report.md").read_text()
+    assert "| three-holes | - (no placement tables) | draw |" in report
+    assert "three-holes: a test run" in report
+    # the note survives the record being written again, and is not added twice
+    bench.main(["three-holes", "--note", "a test run"])
+    again = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert again["notes"] == ["a test run"]
