@@ -558,10 +558,10 @@ class PlacementSearch:
         self._ready: set[Sector] = set()  # sectors whose searches have what they need
         self._codes: List | None = None
         self._tables = kernel_tables(variant)
-        self._tt = List([np.zeros((min(_MIN_TT_SLOTS, max_tt_entries * 4 // 3 + 1), 2),
-                                  np.int64)])
+        self._tt = List([np.zeros((1, 2), np.int64)])
         self._state = np.zeros(5, np.int64)
         self._history = np.zeros((2, 32), np.int64)  # cut-offs by point, a row a side
+        self.clear()
         if variant.full_board_draw:
             self._full_board_score = 0
         else:
@@ -571,6 +571,23 @@ class PlacementSearch:
     def tt_entries(self) -> int:
         """Canonical positions in the transposition table."""
         return int(self._state[_ENTRIES])
+
+    def clear(self) -> None:
+        """Forget what the searches learnt (the transposition table and the cut-off
+        history), keeping the loaded sectors: memory back, or a measurement afresh."""
+        self._tt[0] = np.zeros((min(_MIN_TT_SLOTS, self.max_tt_entries * 4 // 3 + 1), 2),
+                               np.int64)
+        self._state[:] = 0
+        self._history[:] = 0
+
+    def stored_upper_bound(self, position: Position) -> int:
+        """The upper bound the transposition table holds on ``position``'s score for its
+        side to move (``_INF`` if it holds none): how a parent orders its moves to find
+        one that keeps its value (``Tablebase.best_move``)."""
+        key = _canonical_key(position.mover.bit_count(), position.other.bit_count(),
+                             position.mover_hand, position.other_hand, position.mover,
+                             position.other, *self._tables)
+        return int(_tt_get(self._tt[0], key)[1])
 
     def load(self, position: Position,
              progress: Callable[[int, int], None] | None = None) -> float:

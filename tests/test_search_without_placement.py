@@ -94,6 +94,10 @@ def test_a_session_reuses_what_it_learnt(six_moving_path):
     # a later position of a game: its subtree was part of the first search
     assert session.search(play(start, successors(start)[0][0])).nodes < first.nodes
     assert session.tt_entries >= first.tt_entries
+    session.clear()  # as if new, its sectors still loaded
+    fresh = session.search(start)
+    assert (fresh.nodes, fresh.tt_entries, fresh.load_seconds) == (first.nodes,
+                                                                   first.tt_entries, 0)
 
 
 def test_nine_placement_positions(tmp_path):

@@ -22,6 +22,7 @@ from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium
 from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.web.app import create_app  # noqa: E402
+from morris_solver.generate import solve  # noqa: E402
 
 try:
     from selenium.webdriver.common.action_chains import ActionChains
@@ -324,3 +325,18 @@ def test_six_on_a_phone(server, browser, api):
         assert shown(browser) == expected(api, "six", [*MIXED, "d4xe3"])
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_a_placement_position_searched_over_the_moving_phase(browser, tmp_path_factory):
+    # a server with Six Men's Morris' moving phase only: the page shows the searched
+    # results (no distance) and says it searched
+    path = tmp_path_factory.mktemp("six-moving") / "six.h5"
+    solve("six", path, phase="moving", show_progress=False, log=lambda s: None)
+    with serving(create_app({"six": path})) as url:
+        browser.get(f"{url}/?variant=six&moves=a1+a3")
+        settled(browser)
+        value = browser.find_element(By.ID, "value")
+        assert value.text.startswith("White: draw (searched: ") and value.text.endswith(" s)")
+        assert int(value.get_attribute("data-searched")) >= 0
+        texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#moves li")]
+        assert texts and all(t.split()[-1] in ("win", "draw", "loss") for t in texts), texts

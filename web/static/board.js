@@ -176,7 +176,8 @@ async function engineMove() {
 
 function valueText(value) {
   if (!value) return "no table";
-  return value.result === "draw" ? "draw" : `${value.result} in ${value.plies}`;
+  // a searched win or loss has no distance (plies null)
+  return value.plies === null ? value.result : `${value.result} in ${value.plies}`;
 }
 
 function humanToMove() {
@@ -259,6 +260,11 @@ function renderValue(data, show) {
   value.dataset.result = data.value ? data.value.result : "";
   value.dataset.plies = data.value && data.value.plies !== null ? data.value.plies : "";
   if (show && data.value_error) value.title = data.value_error;
+  if (show && data.searched) {  // no placement table: the moving phase's search answered
+    const s = data.searched;
+    value.textContent += ` (searched: ${s.nodes.toLocaleString("en")} nodes, ${s.seconds.toFixed(2)} s)`;
+  }
+  value.dataset.searched = data.searched ? data.searched.nodes : "";
   if (show && data.rule_value) {  // the tables hold values under the move limit
     const rule = data.rule_value;
     const z = rule.plies_to_capture !== null && rule.result !== "draw"

@@ -45,7 +45,7 @@ const ReviewPanel = {
   // a value as words: "win in 5", "draw", "loss in 4"; "no value" without one
   valueText(value) {
     if (!value) return "no value";
-    return value.result === "draw" ? "draw" : `${value.result} in ${value.plies}`;
+    return value.plies === null ? value.result : `${value.result} in ${value.plies}`;
   },
 
   // White's value at the position after k plies, in words
