@@ -57,6 +57,7 @@ DEFAULT_WHOLE_SECTOR_AFTER = 64
 _PLAIN_QUERIES = 8
 _NO_CODES = np.empty(0, dtype=np.uint8)
 _BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
+_SEARCH_INF = 1 << 21  # beyond every score of the search's (``search._INF``)
 
 
 def _kernels_imported() -> bool:
@@ -358,8 +359,7 @@ class Tablebase:
         except MissingSectorError as missing:
             if not self._searchable(missing):
                 raise
-            moves = self._searched_moves(position)
-            return moves[0].move if moves else None
+            return self._searched_best_move(position)
         if len(scores) == 0:
             return None
         scores = scores.tolist()
@@ -425,6 +425,25 @@ class Tablebase:
         counts = (1, found.nodes, found.seconds, found.load_seconds)
         self._searched = [a + b for a, b in zip(self._searched, counts, strict=True)]
         return found.value
+
+    def _searched_best_move(self, position: Position) -> Move | None:
+        """``best_move`` where some move leads to a placement sector the file lacks: the
+        position searched, then its moves tried until one keeps its result, those the
+        transposition table already bounds as keeping it first (the root's search left
+        them there), so usually one more search, answered from the table. Which of the
+        moves keeping the result it is depends on what was searched before."""
+        want = self.probe(position).result
+        search = self.placement_search
+        options = []
+        for move, after in successors(position):
+            held = after.mover_hand == after.other_hand == 0  # read from the tables
+            bound = -_SEARCH_INF if held else search.stored_upper_bound(after)
+            options.append((bound, move.text(position.board), move, after))
+        options.sort(key=lambda item: item[:2])
+        for _, _, move, after in options:
+            if self.probe(after).result.flipped() is want:
+                return move
+        return None  # the game is over: no successors
 
     def _searched_moves(self, position: Position) -> list[MoveValue]:
         """``moves`` where some move leads to a placement sector the file lacks: every
