@@ -16,9 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
+from morris_solver.engine import Engine
+from morris_solver.game import Game
 from morris_solver.generate import solve
 from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.review import review_game
 from morris_solver.rules import phase, play, successors, terminal
 from morris_solver.search import PlacementSearch
 from morris_solver.sectors import is_moving, parse_sector_key
@@ -181,3 +184,26 @@ def test_web_api_says_it_searched(six_moving_path, six_whole):
         assert body["result"] == expected.result.value
         game = client.get("/api/game", params={"variant": "six", "moves": "a1 a3"}).json()
         assert game["value"]["result"] == expected.result.value and "searched" in game
+
+
+def test_engine_play_and_review_with_the_moving_phase_alone(six_moving_path, six_whole):
+    tb = Tablebase.open(six_moving_path)
+    for strength in ("perfect", "strong"):
+        engine, game = Engine(tb, strength, random.Random(3)), Game("six")
+        while game.position.mover_hand and game.outcome() is None:
+            before = six_whole.probe(game.position).result
+            game.play(engine.choose(game))  # the tables' result kept, ply by ply
+            assert six_whole.probe(game.position).result is before.flipped(), strength
+    # a game with mistakes while placing: the review finds the same turning points
+    rng, game = random.Random(8), Game("six")
+    while game.position.mover_hand and game.outcome() is None:
+        game.play(rng.choice(game.legal_moves()))
+    searched, read = review_game(tb, game), review_game(six_whole, game)
+    assert searched.turning_points == read.turning_points != []
+    assert [p.before.result for p in searched.plies] == [p.before.result for p in read.plies]
+    # the terminal: the engine playing White from the empty board
+    result = CliRunner().invoke(main, ["play", "six", "--db", str(six_moving_path),
+                                       "--color", "black"], input="?\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "Engine (White) plays" in result.output
+    assert "searched over the moving-phase tables" in result.output
