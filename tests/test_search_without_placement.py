@@ -23,10 +23,11 @@ from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase
 from morris_solver.review import review_game
 from morris_solver.rules import phase, play, successors, terminal
-from morris_solver.search import PlacementSearch
+from morris_solver.search import PlacementSearch, search_value
 from morris_solver.sectors import is_moving, parse_sector_key
 from morris_solver.storage import SECTORS
 from morris_solver.values import Result
+from morris_solver.variants import Variant
 
 QUIET = {"show_progress": False, "log": lambda s: None}
 # placement sectors of Nine Men's Morris whose searches reach few and small sectors
@@ -207,3 +208,32 @@ def test_engine_play_and_review_with_the_moving_phase_alone(six_moving_path, six
     assert result.exit_code == 0, result.output
     assert "Engine (White) plays" in result.output
     assert "searched over the moving-phase tables" in result.output
+
+
+@pytest.mark.parametrize("variant", [
+    # the house rules the search values from the moving phase, on the 3x3 board with 5
+    # stones a side (whole games solve in seconds there): a double mill while placing
+    # removes two stones; no flying; and both
+    Variant("t-double", "three", 5, double_mill_removes=2),
+    Variant("t-noflying", "three", 5, flying=False),
+    Variant("t-double-noflying", "three", 5, flying=False, double_mill_removes=2),
+], ids=lambda v: v.name)
+def test_house_rules_searched_as_solved(tmp_path, variant):
+    whole = tmp_path / "whole.h5"
+    solve(variant, whole, **QUIET)
+    moving = tmp_path / "moving.h5"
+    shutil.copy(whole, moving)
+    with h5py.File(moving, "a") as f:
+        for key in [k for k in f[SECTORS] if not is_moving(parse_sector_key(k))]:
+            del f[SECTORS][key]
+    tables, searched = Tablebase.open(whole), Tablebase.open(moving)
+    start = Position.start(variant)
+    assert search_value(searched, start).value.result is tables.probe(start).result
+    results = set()
+    for line in _games(variant, 12, seed=len(variant.name)):
+        for pos in line:
+            found = searched.evaluate(pos)
+            assert found.value.result is tables.probe(pos).result, pos
+            assert _results(found.moves) == _results(tables.moves(pos)), pos
+            results.add(found.value.result)
+    assert len(results) >= 2
