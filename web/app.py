@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -85,6 +86,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
     for name, tb in bases.items():
         if tb.variant.name != name:
             raise MorrisError(f"{tb.path} holds tables of {tb.variant.name}, not of {name}")
+        tb.search_load_progress = _loading_log(name)
     table_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tables")
 
     async def on_tables(work: Callable[[], T]) -> T:
@@ -246,6 +248,18 @@ def _game(query, variant: Variant) -> Game:
         except MorrisError as e:
             raise BadRequest(f"move {number}: {e}") from None
     return played
+
+
+def _loading_log(name: str) -> Callable[[int, int], None]:
+    """Say on stderr when loading ``name``'s moving phase for the search starts and ends
+    (a table file without the placement phase, at start-up: minutes for Nine Men's
+    Morris, before the server answers)."""
+    def progress(done: int, total: int) -> None:
+        if done in (1, total):
+            state = "loading" if done == 1 and total > 1 else "loaded"
+            print(f"{name}: {state} the {total} moving-phase sectors the placement search "
+                  "reads (the file has no placement tables)", file=sys.stderr, flush=True)
+    return progress
 
 
 def _variant_json(variant: Variant) -> dict:
