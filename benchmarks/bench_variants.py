@@ -49,6 +49,7 @@ from bench_state import (  # noqa: E402
 
 from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.generate import solve  # noqa: E402
+from morris_solver.known import known_results  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.search import search_start_value  # noqa: E402
@@ -260,6 +261,8 @@ def write_record(name: str, state: dict, path: Path) -> None:
     links = table.shared_sectors()
     stats = table.sectors()
     own = sorted(set(stats) - set(links))
+    # what this run solved: its own sectors, and the standard game's it checked and linked
+    solved = own + (sorted(links) if "stats_check" in done else [])
     linked = {}
     for target in sorted(set(links.values())):
         keys = [sector_key(s) for s, t in links.items() if t == target]
@@ -276,13 +279,13 @@ def write_record(name: str, state: dict, path: Path) -> None:
         "verify": _verdicts(done.get("verify", {}), [sector_key(s) for s in own]),
         "links": linked, "sectors": len(stats), "file_bytes": os.path.getsize(path),
         # the peak of each group's own solve, as the file records it
-        "peak_rss_bytes": max((stats[s]["peak_rss_bytes"] for s in own), default=0),
+        "peak_rss_bytes": max((stats[s]["peak_rss_bytes"] for s in solved), default=0),
         # each group's solve time as the file records it (a twin's on both sectors): the
         # whole solve's, however many runs it took, without their start-up and linking
         "group_seconds": sum(stats[s]["solve_seconds"] for s in own if s == min(twin(s))),
         # the same for the sectors linked from a file this run solved too
-        "linked_group_seconds": sum(stats[s]["solve_seconds"] for s in links
-                                    if s == min(twin(s))) if "stats_check" in done else 0.0,
+        "linked_group_seconds": sum(stats[s]["solve_seconds"] for s in solved
+                                    if s in links and s == min(twin(s))),
         "totals": _totals(table),
         "pipeline": "moving" if name in MOVING_ONLY else "all",
         "notes": (load_record(name) or {}).get("notes", []),  # kept (``add_notes``)
@@ -404,6 +407,11 @@ def _by_sector_text(name: str) -> list[str]:
             "", "</details>", ""]
 
 
+def _for_white(result: str) -> str:
+    """A start's result as the first player's: "a draw", "first player wins"."""
+    return {"draw": "a draw", "win": "first player wins", "loss": "first player loses"}[result]
+
+
 def _plies(longest: int) -> str:
     """A longest win as the statistics give it: -1 when the sector has no win."""
     return "-" if longest < 0 else str(longest)
@@ -456,7 +464,8 @@ def report(command: str) -> None:
         runs.append(
             f"| {name} | {hms(pipeline) if pipeline is not None else '-'} | "
             f"{hms(record['solve']['seconds'])} | "
-            f"{hms(record['group_seconds'])} | {verified} | "
+            f"{hms(record['group_seconds'] + record.get('linked_group_seconds', 0))} | "
+            f"{verified} | "
             f"{record['peak_rss_bytes'] / GiB:.2f} | {record['file_bytes'] / 1e9:.3g} | "
             f"{record['sectors']} ({shared}) | "
             + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
@@ -477,12 +486,16 @@ def report(command: str) -> None:
         "move; the longest win is in plies, over all sectors. Each variant's per-sector "
         "statistics are in `data/stats/VARIANT.json`.", "",
         "## Results", "", *results, "",
+        "Beside them, the standard games' published values (`solver/known_results.toml`): "
+        + ", ".join(f"{game} {_for_white(known_results()[game]['start'])}"
+                    for game in sorted(set(STANDARD.values()))) + ".", "",
         "## Runs", "",
         "The pipeline's time is its steps' summed (solve, verification or the check "
         "against published statistics, the search), each in the run that finished it. "
         "The solve's wall time in the run that finished it (shared sectors are linked, not "
         "solved) and the time of its groups as the file records them (over every run "
-        "that solved some of them, without start-up and linking), the verifier's "
+        "that solved some of them, without start-up and linking; for the double mill the "
+        "standard game's groups its run solved), the verifier's "
         "time summed over the file's own sectors and, apart, over the sectors it links "
         "to (verified in the file holding them, once for all variants linking them), the "
         "largest peak RSS of one group's solve, the file's size (links take no room), "
