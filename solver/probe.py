@@ -413,16 +413,19 @@ class Tablebase:
         too (it names the solve that makes them all)."""
         if not self._searchable(missing):
             raise missing
-        try:
-            self.placement_search.load(position, self.search_load_progress)
+        try:  # here, so that what is missing is named as the user's command would
+            load = self.placement_search.load(position, self.search_load_progress)
         except MissingSectorError:
             raise missing from None
         self._search_sectors.add(missing.sector)
-        return self._search_value(position)
+        return self._search_value(position, load)
 
-    def _search_value(self, position: Position) -> Value:
+    def _search_value(self, position: Position, load_seconds: float = 0.0) -> Value:
+        """The search's value of ``position``, counted in ``search_totals`` with the
+        ``load_seconds`` spent loading its tables just before."""
         found = self.placement_search.search(position)
-        counts = (1, found.nodes, found.seconds, found.load_seconds)
+        counts = (1, found.nodes, load_seconds + found.seconds,
+                  load_seconds + found.load_seconds)
         self._searched = [a + b for a, b in zip(self._searched, counts, strict=True)]
         return found.value
 

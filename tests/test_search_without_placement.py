@@ -157,7 +157,8 @@ def test_command_line_says_it_searched(six_moving_path, six_whole):
                                   "--json"])
     assert result.exit_code == 0, result.output
     facts = json.loads(result.stdout)
-    assert facts["searched"]["nodes"] > 0 and facts["searched"]["seconds"] >= 0
+    searched = facts["searched"]
+    assert searched["nodes"] > 0 and searched["seconds"] >= searched["load_seconds"] > 0
     assert facts["result"] == six_whole.probe(Position.parse("a1 a3", "six")).result.value
     result = runner.invoke(main, ["bestmove", "six", "", "--db", str(six_moving_path)])
     assert result.exit_code == 0, result.output
