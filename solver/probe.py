@@ -404,8 +404,14 @@ class Tablebase:
         return PlacementSearch(self)
 
     def _searchable(self, missing: MissingSectorError) -> bool:
-        """Whether a placement sector is what is missing, and searching is on."""
-        return self.search and not is_moving(missing.sector)
+        """Whether a placement sector some game reaches is what is missing, and searching
+        is on (a sector no game reaches is named as such, not searched)."""
+        return (self.search and not is_moving(missing.sector)
+                and missing.sector in self._reachable)
+
+    @cached_property
+    def _reachable(self) -> set[Sector]:
+        return reachable_sectors(self._variant)
 
     def _search(self, position: Position, missing: MissingSectorError) -> Value:
         """The value of ``position``, whose sector the file lacks, by search; ``missing``

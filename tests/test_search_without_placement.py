@@ -238,3 +238,9 @@ def test_house_rules_searched_as_solved(tmp_path, variant):
             assert _results(found.moves) == _results(tables.moves(pos)), pos
             results.add(found.value.result)
     assert len(results) >= 2
+
+
+def test_a_sector_no_game_reaches_is_not_searched(six_moving_path):
+    position = Position.parse("W:a1,a3,c5,e5 B:c1,e1 w h:1,1", "six")  # 4-2-1-1
+    with pytest.raises(MissingSectorError, match="no game of six reaches sector 4-2-1-1"):
+        Tablebase.open(six_moving_path).probe(position)
