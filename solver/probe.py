@@ -267,8 +267,8 @@ class Tablebase:
             return Value(Result.LOSS, 0)
         B = other.bit_count()
         sector = (W, B, position.mover_hand, position.other_hand)
-        if sector in self._search_sectors:
-            return self._search_value(position)
+        if sector in self._search_sectors and terminal(position) is None:
+            return self._search_value(position)  # a game over is answered below
         codes = self._cached(sector)
         kernels = self._kernels()
         try:
