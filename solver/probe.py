@@ -332,12 +332,10 @@ class Tablebase:
         shortest win, draws, longest loss (a searched win or loss, without its distance,
         next to the draws); ties in order of the move text. Empty when the game is over."""
         self._check_variant(position)
-        try:
-            succ_mover, succ_other, scores = self._successors(position)
-        except MissingSectorError as missing:
-            if not self._searchable(missing):
-                raise
+        found = self._stored_successors(position)
+        if found is None:
             return self._searched_moves(position)
+        succ_mover, succ_other, scores = found
         mover, other, board = position.mover, position.other, position.board
         seen: set[tuple[int, int]] = set()
         ranked = []
@@ -354,12 +352,10 @@ class Tablebase:
     def best_move(self, position: Position) -> Move | None:
         """A perfect move (the first of ``moves``), or None when the game is over."""
         self._check_variant(position)
-        try:
-            succ_mover, succ_other, scores = self._successors(position)
-        except MissingSectorError as missing:
-            if not self._searchable(missing):
-                raise
+        found = self._stored_successors(position)
+        if found is None:
             return self._searched_best_move(position)
+        succ_mover, succ_other, scores = found
         if len(scores) == 0:
             return None
         scores = scores.tolist()
@@ -402,6 +398,16 @@ class Tablebase:
         from .search import PlacementSearch  # it reads the tables through this class
 
         return PlacementSearch(self)
+
+    def _stored_successors(self, position: Position) -> tuple[np.ndarray, ...] | None:
+        """``_successors``, or None where a move leads to a placement sector the file
+        lacks, which the search answers instead."""
+        try:
+            return self._successors(position)
+        except MissingSectorError as missing:
+            if not self._searchable(missing):
+                raise
+            return None
 
     def _searchable(self, missing: MissingSectorError) -> bool:
         """Whether a placement sector some game reaches is what is missing, and searching
