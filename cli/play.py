@@ -122,11 +122,11 @@ class Session:
 @db_option
 @click.option(
     "--strength",
-    type=click.Choice(STRENGTHS),
-    default="perfect",
+    type=click.Choice(tuple(STRENGTHS)),
+    default="ultra",
     show_default=True,
-    help="perfect: always a best move; strong: any move keeping the result; "
-    "easy: a random move half of the time.",
+    help="; ".join(f"{name}: {what}" for name, what in STRENGTHS.items())
+    + " (measured in benchmarks/strength_report.md).",
 )
 @click.option(
     "--color",

@@ -1,29 +1,60 @@
-"""The engine that plays from the tables, at three strengths (``morris play``, the web
-board): ``perfect`` always a best move; ``strong`` a random move keeping the
-theoretical result; ``easy`` a random legal move half of the time, otherwise ``strong``."""
+"""The engine that plays from the tables (``morris play``, the web board), at four
+strengths (``STRENGTHS``, strongest first). Every strength but ``easy`` keeps the
+game-theoretic result: under the draw rules, the result under the move limit when the
+file holds those values. What ``ultra`` adds, and how much it wins against fallible
+players, is in docs/engine.md and benchmarks/strength_report.md."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
 
-from .game import Game
+from .game import REPETITION_DRAW, Game
 from .probe import Tablebase
-from .rules import Move, play
+from .rules import Move, successors
+from .sectors import Sector
 from .values import Result
 
-STRENGTHS = ("perfect", "strong", "easy")
+STRENGTHS = {
+    "ultra": "a best move that, among the moves keeping the result, leaves the opponent "
+    "the most replies that lose",
+    "perfect": "a best move: the fastest win, the slowest loss, or the first drawing move",
+    "strong": "a random move that keeps the result",
+    "easy": "a random legal move half of the time, otherwise as strong",
+}
+# how ``ultra`` ranks the moves that keep the result (docs/engine.md): the share of the
+# opponent's replies that give up their value (``trap_share``), in a draw after the
+# positions the game has seen least (``fresh-replies``) or alone (``replies``); or
+# Malom's share of the target sector's positions worse for the side to move
+CRITERIA = ("fresh-replies", "replies", "sectors")
+_ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for either side
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A legal move and the result it keeps for the side that plays it, under the
+    semantics the engine plays the game by (the rule's or the game's)."""
+
+    move: Move
+    result: Result
 
 
 class Engine:
     """Picks moves from the tables. ``strong``, when winning, plays a fastest win once
     the game has repeated a position, so that it cannot wander forever."""
 
-    def __init__(self, tb: Tablebase, strength: str, rng: random.Random):
+    def __init__(self, tb: Tablebase, strength: str, rng: random.Random,
+                 criterion: str = "fresh-replies"):
         if strength not in STRENGTHS:
             raise ValueError(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
+        if criterion not in CRITERIA:
+            raise ValueError(f"unknown criterion {criterion!r}; choose from {', '.join(CRITERIA)}")
         self.tb = tb
         self.strength = strength
         self.rng = rng
+        self.criterion = criterion
 
     def choose(self, game: Game) -> Move:
         """A move for the side to move in ``game`` (which must not be over). A game with
@@ -31,37 +62,104 @@ class Engine:
         holds them (``under_rules``), else by the game's values."""
         if self.strength == "easy" and self.rng.random() < 0.5:
             return self.rng.choice(game.legal_moves())
-        if self.under_rules(game):
-            return self._choose_under_rule(game)
-        if self.strength == "perfect":
-            return self.tb.best_move(game.position)
-        moves = self.tb.moves(game.position)
-        best = moves[0].value
-        keep = [mv for mv in moves if mv.value.result is best.result]
-        if best.result is Result.WIN and repeated(game):
-            keep = [mv for mv in keep if mv.value == best]
+        choices = self.choices(game)
+        best = choices[0].result
+        if self.strength == "perfect" or (self.strength == "ultra" and best is Result.WIN):
+            return choices[0].move  # a win hurries: it gives nothing away by waiting
+        keep = [c for c in choices if c.result is best]
+        if self.strength == "ultra":
+            return self._most_traps(game, keep)
+        if best is Result.WIN:
+            keep = self._progressing(game, keep)
         return self.rng.choice(keep).move
-
 
     def under_rules(self, game: Game) -> bool:
         """Whether the engine plays ``game`` by the values under its move limit."""
         return game.draw_rules and game.move_limit in self.tb.rule_limits()
 
-    def _choose_under_rule(self, game: Game) -> Move:
-        """``perfect``: a best move under the rule, which when winning brings the deciding
-        capture strictly closer, so it never repeats a position. ``strong``: a random
-        move keeping the result under the rule; when winning, one that repeats no
-        position of the game (else the best)."""
+    def choices(self, game: Game) -> list[Choice]:
+        """Every legal move with the result it keeps, best first: under the rule
+        (``Tablebase.rule_moves``: the soonest converted win first, so a perfect winner
+        never repeats a position) or by the game's values (``Tablebase.moves``). With
+        the draw rules, a move that repeats a position a third time is a draw."""
         pos = game.position
-        moves = self.tb.rule_moves(pos, game.quiet_moving_plies(), game.move_limit)
-        if self.strength == "perfect":
-            return moves[0].move
-        best = moves[0].result
-        keep = [mv for mv in moves if mv.result is best]
-        if best is Result.WIN:
-            seen = {before for before, _ in game.history} | {pos}
-            keep = [mv for mv in keep if play(pos, mv.move) not in seen] or moves[:1]
-        return self.rng.choice(keep).move
+        if self.under_rules(game):
+            moves = self.tb.rule_moves(pos, game.quiet_moving_plies(), game.move_limit)
+            found = [Choice(mv.move, mv.result) for mv in moves]
+        else:
+            found = [Choice(mv.move, mv.value.result) for mv in self.tb.moves(pos)]
+        if not game.draw_rules:
+            return found
+        occurred = Counter(before for before, _ in game.history)
+        twice = {p for p, n in occurred.items() if n >= REPETITION_DRAW - 1}
+        if not twice:
+            return found
+        after = dict(successors(pos))
+        found = [Choice(c.move, Result.DRAW) if after[c.move] in twice else c for c in found]
+        return sorted(found, key=lambda c: _ORDER[c.result])  # stable: the order kept
+
+    def trap_share(self, game: Game, move: Move) -> float:
+        """The share of the opponent's replies to ``move`` that give up the value they
+        have after it (``replies``), or of the positions of the sector it leads to that
+        are worse for the side to move than that value (``sectors``); 0 when the move
+        ends the game, the draw rules included."""
+        game.play(move)
+        try:
+            if game.outcome() is not None:
+                return 0.0
+            if self.criterion == "sectors":
+                return self._sector_share(game)
+            replies = [_ORDER[c.result] for c in self.choices(game)]
+            best = min(replies)
+            return sum(r > best for r in replies) / len(replies)
+        finally:
+            game.undo()
+
+    def _most_traps(self, game: Game, keep: list[Choice]) -> Move:
+        """Of the moves keeping the result, the first (in ``choices`` order: the slowest
+        loss, the better game value under the rule) with the greatest ``trap_share``;
+        with ``fresh-replies``, in a draw, of those that lead to the positions the game
+        has seen least: a drawn game that goes on gives the opponent more moves to err."""
+        if len(keep) == 1:
+            return keep[0].move
+        ranks = [-self.trap_share(game, c.move) for c in keep]
+        if self.criterion == "fresh-replies" and keep[0].result is Result.DRAW:
+            occurred = Counter(before for before, _ in game.history)
+            after = dict(successors(game.position))
+            ranks = [(occurred[after[c.move]], rank) for c, rank in zip(keep, ranks, strict=True)]
+        return keep[ranks.index(min(ranks))].move
+
+    def _sector_share(self, game: Game) -> float:
+        """``trap_share`` by Malom's ranking, from the game's values of the sector the
+        side to move stands in (the stored statistics), whatever the rule."""
+        pos = game.position
+        value = self.tb.probe(pos).result
+        counts = self._sector_counts.get(
+            (pos.mover.bit_count(), pos.other.bit_count(), pos.mover_hand, pos.other_hand))
+        if counts is None:
+            return 0.0
+        worse = counts[Result.LOSS] + (counts[Result.DRAW] if value is Result.WIN else 0)
+        return 0.0 if value is Result.LOSS else worse / max(1, sum(counts.values()))
+
+    @cached_property
+    def _sector_counts(self) -> dict[Sector, dict[Result, int]]:
+        return {
+            sector: {Result.WIN: st["wins"], Result.DRAW: st["draws"], Result.LOSS: st["losses"]}
+            for sector, st in self.tb.sector_statistics().items()
+        }
+
+    def _progressing(self, game: Game, keep: list[Choice]) -> list[Choice]:
+        """``strong``'s winning moves that cannot wander forever: until a position
+        repeats, those that lead to no position of the game yet; from then on (or if
+        there are none) the fastest win, after which the distance (under the rule, the
+        plies to the deciding capture) falls at every move, so no position recurs."""
+        if not repeated(game):
+            seen = {before for before, _ in game.history}
+            after = dict(successors(game.position))
+            fresh = [c for c in keep if after[c.move] not in seen]
+            if fresh:
+                return fresh
+        return keep[:1]
 
 
 def repeated(game: Game) -> bool:

@@ -211,6 +211,8 @@ class Tablebase:
         v = table.variant
         self._variant = VARIANTS[v.name] if VARIANTS.get(v.name) == v else v  # fast `is` check
         self._buffers: tuple[np.ndarray, ...] = ()  # the kernels' move buffers
+        self._statistics: dict[Sector, dict] | None = None
+        self._rule_limits: list[int] | None = None
 
     @classmethod
     def open(
@@ -237,6 +239,13 @@ class Tablebase:
     @property
     def path(self) -> Path:
         return self._table.path
+
+    def sector_statistics(self) -> dict[Sector, dict]:
+        """Every sector of the file with its stored statistics (``storage.STAT_KEYS``:
+        wins, draws and losses for the side to move), read once."""
+        if self._statistics is None:
+            self._statistics = self._table.sectors()
+        return self._statistics
 
     @property
     def cache_bytes(self) -> int:
@@ -477,9 +486,12 @@ class Tablebase:
     # -- under the draw rule of a move limit (``drawrules``) ---------------------------
 
     def rule_limits(self) -> list[int]:
-        """The move limits whose draw-rule values the file holds."""
-        return sorted(int(layer.rsplit("L", 1)[1]) for layer in self._table.layers()
-                      if layer != SECTORS)
+        """The move limits whose draw-rule values the file holds (read once: the engine
+        asks at every move)."""
+        if self._rule_limits is None:
+            self._rule_limits = sorted(int(layer.rsplit("L", 1)[1])
+                                       for layer in self._table.layers() if layer != SECTORS)
+        return self._rule_limits
 
     def rule_probe(self, position: Position, count: int = 0,
                    limit: int = DEFAULT_LIMIT) -> RuleValue:

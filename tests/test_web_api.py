@@ -124,7 +124,7 @@ def test_the_draw_rules_show_their_counter(client):
     assert short.json()["over"]["reason"] == "1 moving plies without capture"
 
 
-@pytest.mark.parametrize("strength", ["perfect", "strong", "easy"])
+@pytest.mark.parametrize("strength", ["ultra", "perfect", "strong", "easy"])
 def test_the_engine_plays_a_legal_move(client, tables, strength):
     tb = Tablebase.open(tables["three"])
     start = Position.start("three")

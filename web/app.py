@@ -138,7 +138,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         query = request.query_params
         variant = _variant(query)
         played = _game(query, variant)
-        strength = params.choice(query, "strength", tuple(STRENGTHS), "perfect")
+        strength = params.choice(query, "strength", tuple(STRENGTHS), "ultra")
         if played.outcome() is not None:
             raise BadRequest(f"the game is over ({played.outcome().reason})")
         seed = params.whole_number(query, "seed", -1)

@@ -305,7 +305,7 @@ function saveUrl() {
   if (state.start) params.set("start", state.start);
   if (state.moves.length) params.set("moves", state.moves.join(" "));
   if ($("mode").value !== "analyse") params.set("mode", $("mode").value);
-  if ($("strength").value !== "perfect") params.set("strength", $("strength").value);
+  if ($("strength").value !== "ultra") params.set("strength", $("strength").value);
   if ($("draw-rules").checked) params.set("draw_rules", "1");
   history.replaceState(null, "", `?${params}`);
 }
@@ -396,11 +396,16 @@ function drawLegend() {
   }
 }
 
+// what the chosen engine does, in the one line its option carries
+function showStrength() {
+  $("strength-note").textContent = $("strength").selectedOptions[0].title;
+}
+
 function listen() {
   const select = $("variant");
   select.addEventListener("change", () => load({ variant: select.value, start: "", moves: [], redo: [] }));
   $("mode").addEventListener("change", () => load(game()));
-  $("strength").addEventListener("change", () => saveUrl());
+  $("strength").addEventListener("change", () => { showStrength(); saveUrl(); });
   $("draw-rules").addEventListener("change", () => load(game()));
   $("show-values").addEventListener("change", () => { if (state.data) render(); });
   $("undo").addEventListener("click", undo);
@@ -446,6 +451,7 @@ async function start() {
     const options = [...$(id).options].map((o) => o.value);
     if (options.includes(params.get(id))) $(id).value = params.get(id);
   }
+  showStrength();
   $("draw-rules").checked = params.get("draw_rules") === "1";
   const linked = {
     variant: state.variant, start: params.get("start") || "",

@@ -1,0 +1,259 @@
+"""How much the engine's strengths win against fallible players, in games.
+
+Each pairing plays ``--games`` games of an engine strength against a fallible opponent
+(``solver/opponents.py``) or against the strength below it (the ladder). The colours
+alternate; the draw rules apply (threefold repetition, 100 moving plies without a
+capture), so every game ends, and the engine plays by the tables' values under the rule,
+which the file must hold (``morris solve VARIANT --draw-rules``). Games start from the
+start position, or from ``--starts``: a file of positions, one per line, each played
+twice, once from either side.
+
+Every move of the engine (of either side, in the ladder) is checked against the tables:
+the result under the rule for the side that moved, before the move and after it. A
+strength other than ``easy`` must never make it worse; the record counts the moves that
+did, by player.
+
+    python benchmarks/bench_strength.py --db data/six.h5 --name six --games 400
+
+Each pairing's record is kept in ``benchmarks/strength/NAME.json`` as soon as it ends, so
+an interrupted run resumes with the pairings not done (a pairing recorded with other
+settings is played again). ``--report-only`` writes ``benchmarks/strength_report.md``
+from every record there. Rates come with 95 % Wilson intervals; the score (a win 1, a
+draw 1/2) with a normal interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import sys
+import time
+import zlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
+
+from bench_report import command_line, machine  # noqa: E402
+from bench_state import toolkit_commit  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from morris_solver.drawrules import DEFAULT_LIMIT  # noqa: E402
+from morris_solver.engine import STRENGTHS  # noqa: E402
+from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.game import Game  # noqa: E402
+from morris_solver.opponents import player  # noqa: E402
+from morris_solver.position import Position  # noqa: E402
+from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.values import Result  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+RECORDS = HERE / "strength"
+REPORT = HERE / "strength_report.md"
+ENGINES = ("ultra", "perfect", "strong", "easy")
+OPPONENTS = ("random", "noisy-0.2", "noisy-0.1", "noisy-0.05", "alphabeta-2")
+LADDER = (("strong", "easy"), ("perfect", "strong"), ("ultra", "perfect"))
+Z95 = 1.959963984540054
+_ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion of ``k`` in ``n`` (both ends in [0, 1])."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def score_interval(wins: int, draws: int, losses: int, z: float = Z95
+                   ) -> tuple[float, float, float]:
+    """The mean score (a win 1, a draw 1/2, a loss 0) and its normal 95 % interval."""
+    n = wins + draws + losses
+    mean = (wins + draws / 2) / n
+    variance = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
+    half = z * math.sqrt(variance / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def result_now(tb: Tablebase, game: Game) -> Result:
+    """The result for the side to move: the end's if the game is over, else the tables'
+    under the rule at the game's count."""
+    end = game.outcome()
+    if end is not None:
+        return end.result
+    return tb.rule_probe(game.position, game.quiet_moving_plies(), game.move_limit).result
+
+
+def play_game(tb: Tablebase, start: Position, white, black, checked: dict[bool, bool]
+              ) -> dict:
+    """One game under the draw rules; ``checked[side]`` says whether that side's moves are
+    checked. Returns the result for White, the plies, how it ended, and the checked
+    moves that made the mover's result worse, by side."""
+    game = Game(start.variant, start, draw_rules=True, move_limit=DEFAULT_LIMIT)
+    worse = {True: 0, False: 0}
+    while game.outcome() is None:
+        side = game.position.white_to_move
+        before = result_now(tb, game) if checked[side] else None
+        game.play((white if side else black).choose(game))
+        if before is not None and _ORDER[result_now(tb, game).flipped()] > _ORDER[before]:
+            worse[side] += 1
+    end = game.outcome()
+    result = end.result if game.position.white_to_move else end.result.flipped()
+    return {"white": result.value, "plies": len(game.history), "reason": end.reason,
+            "worse": worse}
+
+
+def keeps_result(name: str) -> bool:
+    """Whether the player ``name`` must never make its result worse: every strength of
+    the engine but ``easy`` (``ultra-sectors`` included)."""
+    return name.partition("-")[0] in STRENGTHS and name != "easy"
+
+
+def seed_of(*parts: object) -> int:
+    return zlib.crc32("|".join(map(str, parts)).encode())
+
+
+def play_pairing(db: str, first: str, second: str, games: int, starts: list[str],
+                 seed: int) -> dict:
+    """``games`` games of ``first`` against ``second``: game i from start i // 2, with
+    ``first`` White in even games; each player's seed from the pairing and the game."""
+    tb = Tablebase.open(db)
+    wins = draws = losses = plies = 0
+    worse = {first: 0, second: 0}
+    reasons: dict[str, int] = {}
+    began = time.perf_counter()
+    for i in range(games):
+        start = Position.parse(starts[(i // 2) % len(starts)], tb.variant)
+        one = player(first, tb, seed_of(seed, first, second, i, 1))
+        two = player(second, tb, seed_of(seed, first, second, i, 2))
+        first_white = i % 2 == 0
+        white, black = (one, two) if first_white else (two, one)
+        names = {first_white: first, not first_white: second}
+        game = play_game(tb, start, white, black,
+                         {side: keeps_result(name) for side, name in names.items()})
+        result = Result(game["white"]) if first_white else Result(game["white"]).flipped()
+        wins += result is Result.WIN
+        draws += result is Result.DRAW
+        losses += result is Result.LOSS
+        plies += game["plies"]
+        reasons[game["reason"]] = reasons.get(game["reason"], 0) + 1
+        worse[first] += game["worse"][first_white]
+        worse[second] += game["worse"][not first_white]
+    return {"first": first, "second": second, "games": games, "wins": wins, "draws": draws,
+            "losses": losses, "plies": plies, "endings": reasons, "worse_moves": worse,
+            "seconds": round(time.perf_counter() - began, 1)}
+
+
+def _play(task: tuple) -> dict:
+    return play_pairing(*task)
+
+
+def pairings(engines: list[str], opponents: list[str], ladder: bool) -> list[tuple[str, str]]:
+    found = [(e, o) for e in engines for o in opponents]
+    if ladder:
+        found += [pair for pair in LADDER if pair[0] in engines and pair[1] in engines]
+    return found
+
+
+def run(args: argparse.Namespace) -> None:
+    tb = Tablebase.open(args.db)
+    if DEFAULT_LIMIT not in tb.rule_limits():
+        raise MorrisError(f"{args.db} holds no values under the {DEFAULT_LIMIT}-ply rule; run "
+                          f"'morris solve {tb.variant.name} --draw-rules --out {args.db}'")
+    starts = ([line.strip() for line in Path(args.starts).read_text().splitlines()
+               if line.strip()] if args.starts else [str(Position.start(tb.variant))])
+    settings = {"db": str(args.db), "variant": tb.variant.name, "games": args.games,
+                "starts": starts, "seed": args.seed, "move_limit": DEFAULT_LIMIT}
+    path = RECORDS / f"{args.name}.json"
+    record = json.loads(path.read_text()) if path.exists() else {}
+    if {k: record.get("settings", {}).get(k) for k in settings if k != "db"} != {
+            k: v for k, v in settings.items() if k != "db"}:
+        record = {"settings": settings, "pairings": []}
+    record.update(settings=settings, machine=machine(), commit=toolkit_commit(),
+                  command=command_line("benchmarks/bench_strength.py", sys.argv[1:]))
+    done = {(p["first"], p["second"]) for p in record["pairings"]}
+    todo = [pair for pair in pairings(args.engines, args.opponents, args.ladder)
+            if pair not in done]
+    tasks = [(str(args.db), a, b, args.games, starts, args.seed) for a, b in todo]
+    RECORDS.mkdir(exist_ok=True)
+    with multiprocessing.Pool(args.jobs) as pool, tqdm(total=len(tasks), unit="pairing") as bar:
+        for found in pool.imap_unordered(_play, tasks):
+            record["pairings"].append(found)
+            record["updated"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+            path.write_text(json.dumps(record, indent=1) + "\n")
+            bar.set_postfix_str(f"{found['first']} v {found['second']}: {found['wins']}-"
+                                f"{found['draws']}-{found['losses']}")
+            bar.update()
+
+
+def rate(k: int, n: int) -> str:
+    lo, hi = wilson(k, n)
+    return f"{100 * k / n:.1f} % ({100 * lo:.1f}-{100 * hi:.1f})"
+
+
+def score_text(p: dict) -> str:
+    mean, lo, hi = score_interval(p["wins"], p["draws"], p["losses"])
+    return f"{100 * mean:.1f} % ({100 * lo:.1f}-{100 * hi:.1f})"
+
+
+def report(records: list[dict]) -> str:
+    lines = ["# The engine's strengths against fallible players", "",
+             "Produced by `benchmarks/bench_strength.py` (module docstring: what is played and "
+             "checked). Percentages are of the games, for the first player named, with 95 % "
+             "intervals: Wilson's for the rates, a normal one for the score (a win 1, a draw "
+             "1/2). *Worse moves* counts the checked moves (the engine's, `easy`'s excepted) "
+             "that made the mover's result under the rule worse.", ""]
+    for record in records:
+        s = record["settings"]
+        lines += [f"## {record['name']}: {s['variant']}, {s['games']} games a pairing", "",
+                  f"Command: `{record['command']}` (commit {record['commit']}, "
+                  f"{record['updated']}); {len(s['starts'])} start position(s); "
+                  f"{record['machine']}.", "",
+                  "| first | second | wins | draws | losses | score | plies/game | worse moves"
+                  " | seconds |", "|---|---|---|---|---|---|---|---|---|"]
+        order = {name: i for i, name in enumerate((*ENGINES, *OPPONENTS))}
+        for p in sorted(record["pairings"], key=lambda p: (order.get(p["second"], 99),
+                                                           order.get(p["first"], 99))):
+            n = p["games"]
+            worse = ", ".join(f"{k} {v}" for k, v in p["worse_moves"].items()
+                              if keeps_result(k))
+            lines.append(f"| {p['first']} | {p['second']} | {rate(p['wins'], n)} | "
+                         f"{rate(p['draws'], n)} | {rate(p['losses'], n)} | {score_text(p)} | "
+                         f"{p['plies'] / n:.0f} | {worse or '-'} | {p['seconds']:.0f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", help="the table file, with the draw-rule values")
+    parser.add_argument("--name", default=None, help="the record's name [the variant's]")
+    parser.add_argument("--games", type=int, default=400, help="games a pairing [400]")
+    parser.add_argument("--starts", help="a file of start positions, one per line")
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES))
+    parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
+    parser.add_argument("--no-ladder", dest="ladder", action="store_false")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="pairings played at once [1]")
+    parser.add_argument("--report-only", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        if not args.report_only:
+            if not args.db:
+                parser.error("--db is needed to play")
+            args.name = args.name or Tablebase.open(args.db).variant.name
+            run(args)
+        records = [json.loads(p.read_text()) | {"name": p.stem}
+                   for p in sorted(RECORDS.glob("*.json"))]
+        REPORT.write_text(report(records))
+        print(f"wrote {REPORT}")
+    except MorrisError as e:
+        sys.exit(f"error: {e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""The engine's strengths and the fallible players it is measured against: ``ultra``
+keeps the result on every move and sets the most traps; the opponents are reproducible
+from a seed; benchmarks/bench_strength.py plays, checks and reports at a small size."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from morris_solver.engine import CRITERIA, STRENGTHS, Engine
+from morris_solver.game import Game
+from morris_solver.generate import solve
+from morris_solver.opponents import player
+from morris_solver.probe import Tablebase
+from morris_solver.rules import play
+from morris_solver.values import Result
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import bench_strength  # noqa: E402
+from test_draw_rules import random_moving_positions  # noqa: E402
+
+ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
+KEEPING = ("ultra", "perfect", "strong")
+
+
+@pytest.fixture(scope="module")
+def six_rules(table_paths, tmp_path_factory) -> Path:
+    """Six Men's Morris moving sectors up to 4 stones a side with the 100-ply rule."""
+    path = tmp_path_factory.mktemp("strength") / "six.h5"
+    shutil.copy(table_paths["six"], path)
+    solve("six", path, phase="moving", max_stones=4, draw_rules=100, show_progress=False,
+          log=lambda s: None)
+    return path
+
+
+def result_now(tb: Tablebase, game: Game, rules: bool) -> Result:
+    end = game.outcome()
+    if end is not None:
+        return end.result
+    if rules:
+        return tb.rule_probe(game.position, game.quiet_moving_plies(), game.move_limit).result
+    return tb.probe(game.position).result
+
+
+def walk(tb: Tablebase, game: Game, engine: Engine, plies: int, rng: random.Random,
+         rules: bool) -> int:
+    """Play ``plies`` plies, the engine against random moves, asserting that no engine
+    move makes its result worse; returns the engine moves checked."""
+    checked = 0
+    for ply in range(plies):
+        if game.outcome() is not None:
+            break
+        if ply % 2:
+            game.play(rng.choice(game.legal_moves()))
+            continue
+        before = result_now(tb, game, rules)
+        game.play(engine.choose(game))
+        after = result_now(tb, game, rules).flipped()
+        assert ORDER[after] <= ORDER[before], (engine.strength, str(game.history[-1][0]))
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("strength", [*KEEPING, "ultra-replies", "ultra-sectors"])
+def test_the_result_is_kept_on_every_move(table_paths, six_whole_path, six_rules, strength):
+    """Over games from the start of Three and Six and from random positions of the small
+    Nine and Six sectors, with and without the draw rules (under the 100-ply rule where
+    the file holds it), every engine move keeps the result for its side."""
+    rng = random.Random(7)
+    checked = 0
+    cases = [(table_paths["three"], None, False), (six_whole_path, None, False),
+             (six_whole_path, None, True), (table_paths["nine"], 3, False),
+             (six_rules, 4, True)]
+    for path, stones, rules in cases:
+        tb = Tablebase.open(path)
+        engine = player(strength, tb, 3)
+        starts = (random_moving_positions(tb.variant.name, 6, 5, stones) if stones
+                  else [None] * 4)
+        for start in starts:
+            game = Game(tb.variant, start, draw_rules=rules)
+            assert engine.under_rules(game) is (rules and path == six_rules)
+            checked += walk(tb, game, engine, 60, rng, rules and path == six_rules)
+    assert checked > 100
+
+
+def trap_shares(tb: Tablebase, pos) -> dict:
+    """For each move keeping the result (by the game's values), the share of the
+    opponent's replies that give up their value, computed from ``Tablebase.moves``."""
+    moves = tb.moves(pos)
+    shares = {}
+    for mv in moves:
+        if mv.value.result is not moves[0].value.result:
+            continue
+        after = play(pos, mv.move)
+        replies = tb.moves(after)
+        shares[mv.move] = 0.0 if not replies else sum(
+            ORDER[r.value.result] > ORDER[replies[0].value.result] for r in replies
+        ) / len(replies)
+    return shares
+
+
+def test_ultra_takes_the_move_with_the_most_traps(six_whole_path):
+    """In drawn and lost positions ``ultra`` (by the replies alone) plays a move whose
+    share of losing replies is the greatest among the moves that keep the result; in
+    won positions, the fastest win."""
+    tb = Tablebase.open(six_whole_path)
+    engine = Engine(tb, "ultra", random.Random(1), "replies")
+    rng = random.Random(2)
+    seen = {Result.WIN: 0, Result.DRAW: 0, Result.LOSS: 0}
+    for _ in range(12):
+        game = Game("six")
+        for _ in range(rng.randrange(8, 40)):
+            if game.outcome() is not None:
+                break
+            pos = game.position
+            value = tb.probe(pos)
+            move = engine.choose(game)
+            if value.result is Result.WIN:
+                assert move == tb.best_move(pos)
+            else:
+                shares = trap_shares(tb, pos)
+                assert shares[move] == max(shares.values()), str(pos)
+            seen[value.result] += 1
+            game.play(move if rng.random() < 0.5 else rng.choice(game.legal_moves()))
+    assert all(seen.values()), seen
+
+
+def test_fresh_replies_prefer_a_position_not_seen(six_whole_path):
+    """In a drawn game under the draw rules, ``ultra`` moves to a position the game has
+    seen least often, among the drawing moves."""
+    tb = Tablebase.open(six_whole_path)
+    engine = Engine(tb, "ultra", random.Random(1))
+    rng = random.Random(4)
+    tested = 0
+    for _ in range(6):
+        game = Game("six", draw_rules=True)
+        while game.outcome() is None and len(game.history) < 120:
+            pos = game.position
+            if tb.probe(pos).result is Result.DRAW and len(game.history) >= 12:
+                seen = [before for before, _ in game.history]
+                drawing = [mv.move for mv in tb.moves(pos) if mv.value.result is Result.DRAW]
+                least = min(seen.count(play(pos, m)) for m in drawing)
+                move = engine.choose(game)
+                assert seen.count(play(pos, move)) == least
+                tested += least > 0 or len(drawing) > 1
+            else:  # a random move keeping the value, so that games differ
+                moves = tb.moves(pos)
+                move = rng.choice([mv.move for mv in moves if mv.value.result is
+                                   moves[0].value.result])
+            game.play(move)
+    assert tested > 20
+
+
+def test_a_third_repetition_counts_as_the_draw_it_is(six_whole_path):
+    """With the draw rules, a move that repeats a position a third time is listed as a
+    draw, whatever the tables say of the position it leads to; without them, not."""
+    tb = Tablebase.open(six_whole_path)
+    start = random_moving_positions("six", 1, 3, 4)[0]
+    for rules in (True, False):
+        game = Game("six", start, draw_rules=rules)
+        move = game.legal_moves()[0]
+        game.history += [(play(start, move), move)] * 2  # as if it had occurred twice
+        results = {c.move: c.result for c in Engine(tb, "perfect", random.Random()).choices(game)}
+        if rules:
+            assert results[move] is Result.DRAW
+        else:
+            assert results[move] is tb.probe(play(start, move)).result.flipped()
+
+
+def test_strengths_and_criteria_are_named():
+    assert list(STRENGTHS) == ["ultra", "perfect", "strong", "easy"]
+    assert all(STRENGTHS.values())
+    with pytest.raises(ValueError, match="unknown criterion"):
+        Engine(None, "ultra", random.Random(), "taste")
+    assert CRITERIA[0] == "fresh-replies"
+
+
+@pytest.mark.parametrize("name", ["random", "noisy-0.1", "alphabeta-2", "strong", "ultra"])
+def test_players_are_reproducible_from_their_seed(six_whole_path, name):
+    tb = Tablebase.open(six_whole_path)
+
+    def game_of(seed: int) -> list[str]:
+        me, other = player(name, tb, seed), player("noisy-0.3", tb, seed + 1)
+        game = Game("six", draw_rules=True)
+        while game.outcome() is None:
+            game.play((me if game.position.white_to_move else other).choose(game))
+        return [move.text(before.board) for before, move in game.history]
+
+    assert game_of(11) == game_of(11)
+    assert any(game_of(seed) != game_of(11) for seed in (12, 13, 14))
+
+
+@pytest.mark.parametrize("name,words", [
+    ("noisy-2", "between 0 and 1"), ("noisy-x", "bad player"), ("alphabeta-0", "bad player"),
+    ("clever", "unknown player"),
+])
+def test_bad_player_names_are_refused(six_whole_path, name, words):
+    with pytest.raises(ValueError, match=words):
+        player(name, Tablebase.open(six_whole_path), 1)
+
+
+def test_the_noisy_player_errs_at_its_rate(six_whole_path):
+    """At an error rate of 0.3 about three moves in ten are random: over many draws of
+    its generator it plays the perfect move at the rest."""
+    tb = Tablebase.open(six_whole_path)
+    noisy = player("noisy-0.3", tb, 5)
+    game = Game("six")
+    best = tb.best_move(game.position)
+    picks = [noisy.choose(game) for _ in range(600)]
+    off = sum(move != best for move in picks) / len(picks)
+    assert 0.2 < off < 0.35  # random moves may hit the best one (1 in 24)
+
+
+def test_wilson_and_score_intervals_on_known_cases():
+    """Wilson's 95 % interval of 81 in 263 is 0.2553-0.3662 (Newcombe 1998, Statistics in
+    Medicine 17, example (a), method 3); of 0 in 10 it is 0 to z^2 / (10 + z^2) = 0.2775,
+    of 50 in 100 symmetric around 1/2. The score of 10 wins and 10 losses is 1/2 with a
+    half-width of z x 0.5 / sqrt(20)."""
+    lo, hi = bench_strength.wilson(50, 100)
+    assert (round(lo, 4), round(hi, 4)) == (0.4038, 0.5962)
+    lo, hi = bench_strength.wilson(0, 10)
+    assert lo == 0 and round(hi, 4) == 0.2775
+    lo, hi = bench_strength.wilson(81, 263)
+    assert (round(lo, 4), round(hi, 4)) == (0.2553, 0.3662)
+    mean, lo, hi = bench_strength.score_interval(10, 0, 10)
+    assert mean == 0.5 and abs(hi - 0.5 - 1.959964 * 0.5 / 20**0.5) < 1e-6
+    mean, lo, hi = bench_strength.score_interval(0, 7, 0)
+    assert mean == lo == hi == 0.5
+
+
+def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_strength, "RECORDS", tmp_path / "records")
+    monkeypatch.setattr(bench_strength, "REPORT", tmp_path / "report.md")
+    starts = tmp_path / "starts.txt"
+    starts.write_text("\n".join(map(str, random_moving_positions("six", 3, 8, 4))) + "\n")
+    argv = ["--db", str(six_rules), "--name", "six4", "--games", "6", "--starts", str(starts),
+            "--engines", "ultra", "perfect", "--opponents", "random", "alphabeta-1"]
+    bench_strength.main(argv)
+    record = json.loads((tmp_path / "records" / "six4.json").read_text())
+    pairs = {(p["first"], p["second"]): p for p in record["pairings"]}
+    assert set(pairs) == {("ultra", "random"), ("ultra", "alphabeta-1"),
+                          ("perfect", "random"), ("perfect", "alphabeta-1"),
+                          ("ultra", "perfect")}
+    for p in pairs.values():
+        assert p["wins"] + p["draws"] + p["losses"] == 6
+        assert p["worse_moves"][p["first"]] == 0
+    report = (tmp_path / "report.md").read_text()
+    assert "| ultra | random |" in report and "six4" in report
+    again = record["pairings"]
+    bench_strength.main(argv)  # resumes: nothing left to play
+    assert json.loads((tmp_path / "records" / "six4.json").read_text())["pairings"] == again
+
+
+def test_the_benchmark_needs_the_rule_values(table_paths, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(bench_strength, "RECORDS", tmp_path / "records")
+    with pytest.raises(SystemExit) as stop:
+        bench_strength.main(["--db", str(table_paths["three"]), "--games", "2"])
+    assert "--draw-rules" in str(stop.value)
+
+
+def test_morris_play_offers_ultra(six_whole_path):
+    from morris_cli.main import main
+
+    result = CliRunner().invoke(main, ["play", "six", "--db", str(six_whole_path), "--color",
+                                       "black", "--strength", "ultra"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    assert "Engine (White) plays" in result.output
+    help_text = CliRunner().invoke(main, ["play", "--help"]).output
+    assert all(name in help_text for name in STRENGTHS)
