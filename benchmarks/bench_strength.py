@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 RECORDS = HERE / "strength"
 REPORT = HERE / "strength_report.md"
 ENGINES = ("ultra", "perfect", "strong", "easy")
-OPPONENTS = ("random", "noisy-0.2", "noisy-0.1", "noisy-0.05", "alphabeta-2")
+OPPONENTS = ("random", "noisy-0.2", "noisy-0.1", "noisy-0.05", "alphabeta-3")
 LADDER = (("strong", "easy"), ("perfect", "strong"), ("ultra", "perfect"))
 Z95 = 1.959963984540054
 _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
@@ -91,20 +91,22 @@ def result_now(tb: Tablebase, game: Game) -> Result:
 def play_game(tb: Tablebase, start: Position, white, black, checked: dict[bool, bool]
               ) -> dict:
     """One game under the draw rules; ``checked[side]`` says whether that side's moves are
-    checked. Returns the result for White, the plies, how it ended, and the checked
-    moves that made the mover's result worse, by side."""
+    checked. Returns the result for White, the plies, how it ended, and by side the
+    moves checked and those that made the mover's result worse."""
     game = Game(start.variant, start, draw_rules=True, move_limit=DEFAULT_LIMIT)
+    moves = {True: 0, False: 0}
     worse = {True: 0, False: 0}
     while game.outcome() is None:
         side = game.position.white_to_move
         before = result_now(tb, game) if checked[side] else None
         game.play((white if side else black).choose(game))
-        if before is not None and _ORDER[result_now(tb, game).flipped()] > _ORDER[before]:
-            worse[side] += 1
+        if before is not None:
+            moves[side] += 1
+            worse[side] += _ORDER[result_now(tb, game).flipped()] > _ORDER[before]
     end = game.outcome()
     result = end.result if game.position.white_to_move else end.result.flipped()
     return {"white": result.value, "plies": len(game.history), "reason": end.reason,
-            "worse": worse}
+            "checked": moves, "worse": worse}
 
 
 def keeps_result(name: str) -> bool:
@@ -123,6 +125,7 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
     ``first`` White in even games; each player's seed from the pairing and the game."""
     tb = Tablebase.open(db)
     wins = draws = losses = plies = 0
+    checked = {first: 0, second: 0}
     worse = {first: 0, second: 0}
     reasons: dict[str, int] = {}
     began = time.perf_counter()
@@ -141,11 +144,12 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
         losses += result is Result.LOSS
         plies += game["plies"]
         reasons[game["reason"]] = reasons.get(game["reason"], 0) + 1
-        worse[first] += game["worse"][first_white]
-        worse[second] += game["worse"][not first_white]
+        for name, side in ((first, first_white), (second, not first_white)):
+            checked[name] += game["checked"][side]
+            worse[name] += game["worse"][side]
     return {"first": first, "second": second, "games": games, "wins": wins, "draws": draws,
-            "losses": losses, "plies": plies, "endings": reasons, "worse_moves": worse,
-            "seconds": round(time.perf_counter() - began, 1)}
+            "losses": losses, "plies": plies, "endings": reasons, "checked_moves": checked,
+            "worse_moves": worse, "seconds": round(time.perf_counter() - began, 1)}
 
 
 def _play(task: tuple) -> dict:
@@ -159,7 +163,7 @@ def pairings(engines: list[str], opponents: list[str], ladder: bool) -> list[tup
     return found
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, argv: list[str] | None) -> None:
     tb = Tablebase.open(args.db)
     if DEFAULT_LIMIT not in tb.rule_limits():
         raise MorrisError(f"{args.db} holds no values under the {DEFAULT_LIMIT}-ply rule; run "
@@ -173,8 +177,11 @@ def run(args: argparse.Namespace) -> None:
     if {k: record.get("settings", {}).get(k) for k in settings if k != "db"} != {
             k: v for k, v in settings.items() if k != "db"}:
         record = {"settings": settings, "pairings": []}
+    command = command_line("benchmarks/bench_strength.py", sys.argv[1:] if argv is None
+                           else argv)
+    commands = record.get("commands", [])
     record.update(settings=settings, machine=machine(), commit=toolkit_commit(),
-                  command=command_line("benchmarks/bench_strength.py", sys.argv[1:]))
+                  commands=commands + [command] * (command not in commands))
     done = {(p["first"], p["second"]) for p in record["pairings"]}
     todo = [pair for pair in pairings(args.engines, args.opponents, args.ladder)
             if pair not in done]
@@ -200,31 +207,91 @@ def score_text(p: dict) -> str:
     return f"{100 * mean:.1f} % ({100 * lo:.1f}-{100 * hi:.1f})"
 
 
+def gain(a: dict, b: dict) -> tuple[float, float, bool]:
+    """How much ``a``'s score exceeds ``b``'s (two independent sets of games): the
+    difference, its 95 % half-width, and whether the two scores' intervals are apart."""
+    ma, la, ha = score_interval(a["wins"], a["draws"], a["losses"])
+    mb, lb, hb = score_interval(b["wins"], b["draws"], b["losses"])
+    half = math.hypot((ha - la) / 2, (hb - lb) / 2)
+    return ma - mb, half, la > hb
+
+
+def gain_text(a: dict, b: dict) -> str:
+    diff, half, apart = gain(a, b)
+    return f"{100 * diff:+.1f} ± {100 * half:.1f}{' (apart)' if apart else ''}"
+
+
+def sections(record: dict) -> list[str]:
+    """A record's tables: every pairing, then ``ultra``'s gain, the ladder, and the
+    criteria of ``ultra`` where they were played."""
+    s = record["settings"]
+    by_pair = {(p["first"], p["second"]): p for p in record["pairings"]}
+    checked = sum(n for p in record["pairings"] for k, n in p["checked_moves"].items()
+                  if keeps_result(k))
+    worse = sum(n for p in record["pairings"] for k, n in p["worse_moves"].items()
+                if keeps_result(k))
+    lines = [f"## {record['name']}: {s['variant']}, {s['games']} games a pairing", "",
+             "Commands: " + "; ".join(f"`{c}`" for c in record["commands"])
+             + f" (commit {record['commit']}, last pairing {record['updated']}); "
+             f"{len(s['starts'])} start position(s), each played from either side; "
+             f"{record['machine']}.", "",
+             f"Moves of `ultra`, `perfect` and `strong` checked against the tables: "
+             f"{checked:,}; of them made the mover's result worse: **{worse}**.", "",
+             "| first | second | wins | draws | losses | score | plies/game | endings | seconds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    order = {name: i for i, name in enumerate((*ENGINES, *OPPONENTS))}
+    for p in sorted(record["pairings"], key=lambda p: (order.get(p["second"], 99),
+                                                       order.get(p["first"], 99), p["first"])):
+        n = p["games"]
+        endings = ", ".join(f"{k} {v}" for k, v in sorted(p["endings"].items(),
+                                                           key=lambda kv: -kv[1]))
+        lines.append(f"| {p['first']} | {p['second']} | {rate(p['wins'], n)} | "
+                     f"{rate(p['draws'], n)} | {rate(p['losses'], n)} | {score_text(p)} | "
+                     f"{p['plies'] / n:.0f} | {endings} | {p['seconds']:.0f} |")
+    opponents = [o for o in OPPONENTS if ("ultra", o) in by_pair]
+    if opponents:
+        lines += ["", "### What `ultra` gains", "",
+                  "Score differences in percentage points with their 95 % half-width; "
+                  "*apart*: the two scores' intervals do not overlap.", "",
+                  "| opponent | ultra | perfect | gain over perfect | strong | gain over strong |",
+                  "|---|---|---|---|---|---|"]
+        for o in opponents:
+            u, pf, st = (by_pair.get((e, o)) for e in ("ultra", "perfect", "strong"))
+            lines.append(f"| {o} | {score_text(u)} | {score_text(pf) if pf else '-'} | "
+                         f"{gain_text(u, pf) if pf else '-'} | "
+                         f"{score_text(st) if st else '-'} | {gain_text(u, st) if st else '-'} |")
+    ladder = [by_pair[pair] for pair in LADDER if pair in by_pair]
+    if ladder:
+        lines += ["", "### The ladder: each strength against the one below", "",
+                  "| stronger | weaker | wins | draws | losses | decided games won |",
+                  "|---|---|---|---|---|---|"]
+        for p in ladder:
+            decided = p["wins"] + p["losses"]
+            won = rate(p["wins"], decided) if decided else "no game decided"
+            lines.append(f"| {p['first']} | {p['second']} | {p['wins']} | {p['draws']} | "
+                         f"{p['losses']} | {won} |")
+    criteria = [c for c in ("ultra-replies", "ultra-sectors")
+                if any(first == c for first, _ in by_pair)]
+    if criteria:
+        lines += ["", "### `ultra`'s criterion (docs/engine.md)", "",
+                  "| opponent | ultra (fresh-replies) | " + " | ".join(criteria) + " |",
+                  "|---|---|" + "---|" * len(criteria)]
+        for o in opponents:
+            cells = [score_text(by_pair[(c, o)]) if (c, o) in by_pair else "-"
+                     for c in criteria]
+            lines.append(f"| {o} | {score_text(by_pair[('ultra', o)])} | "
+                         + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def report(records: list[dict]) -> str:
     lines = ["# The engine's strengths against fallible players", "",
-             "Produced by `benchmarks/bench_strength.py` (module docstring: what is played and "
-             "checked). Percentages are of the games, for the first player named, with 95 % "
-             "intervals: Wilson's for the rates, a normal one for the score (a win 1, a draw "
-             "1/2). *Worse moves* counts the checked moves (the engine's, `easy`'s excepted) "
-             "that made the mover's result under the rule worse.", ""]
+             "Produced by `benchmarks/bench_strength.py` (its docstring: what is played and "
+             "checked). Rates are of the games, for the first player named, with Wilson's 95 % "
+             "intervals; the score (a win 1, a draw 1/2) with a normal 95 % interval. The "
+             "strengths and the opponents: docs/engine.md.", ""]
     for record in records:
-        s = record["settings"]
-        lines += [f"## {record['name']}: {s['variant']}, {s['games']} games a pairing", "",
-                  f"Command: `{record['command']}` (commit {record['commit']}, "
-                  f"{record['updated']}); {len(s['starts'])} start position(s); "
-                  f"{record['machine']}.", "",
-                  "| first | second | wins | draws | losses | score | plies/game | worse moves"
-                  " | seconds |", "|---|---|---|---|---|---|---|---|---|"]
-        order = {name: i for i, name in enumerate((*ENGINES, *OPPONENTS))}
-        for p in sorted(record["pairings"], key=lambda p: (order.get(p["second"], 99),
-                                                           order.get(p["first"], 99))):
-            n = p["games"]
-            worse = ", ".join(f"{k} {v}" for k, v in p["worse_moves"].items()
-                              if keeps_result(k))
-            lines.append(f"| {p['first']} | {p['second']} | {rate(p['wins'], n)} | "
-                         f"{rate(p['draws'], n)} | {rate(p['losses'], n)} | {score_text(p)} | "
-                         f"{p['plies'] / n:.0f} | {worse or '-'} | {p['seconds']:.0f} |")
-        lines.append("")
+        lines += sections(record)
     return "\n".join(lines)
 
 
@@ -246,7 +313,7 @@ def main(argv: list[str] | None = None) -> None:
             if not args.db:
                 parser.error("--db is needed to play")
             args.name = args.name or Tablebase.open(args.db).variant.name
-            run(args)
+            run(args, argv)
         records = [json.loads(p.read_text()) | {"name": p.stem}
                    for p in sorted(RECORDS.glob("*.json"))]
         REPORT.write_text(report(records))

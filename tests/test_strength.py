@@ -232,6 +232,11 @@ def test_wilson_and_score_intervals_on_known_cases():
     assert mean == 0.5 and abs(hi - 0.5 - 1.959964 * 0.5 / 20**0.5) < 1e-6
     mean, lo, hi = bench_strength.score_interval(0, 7, 0)
     assert mean == lo == hi == 0.5
+    diff, half, apart = bench_strength.gain({"wins": 10, "draws": 0, "losses": 10},
+                                            {"wins": 0, "draws": 20, "losses": 0})
+    assert diff == 0 and abs(half - 1.959964 * 0.5 / 20**0.5) < 1e-6 and not apart
+    assert bench_strength.gain({"wins": 20, "draws": 0, "losses": 0},
+                               {"wins": 0, "draws": 20, "losses": 0})[2]
 
 
 def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch):
@@ -250,8 +255,10 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     for p in pairs.values():
         assert p["wins"] + p["draws"] + p["losses"] == 6
         assert p["worse_moves"][p["first"]] == 0
+        assert p["checked_moves"][p["first"]] > 0
     report = (tmp_path / "report.md").read_text()
     assert "| ultra | random |" in report and "six4" in report
+    assert "What `ultra` gains" in report and "| ultra | perfect |" in report
     again = record["pairings"]
     bench_strength.main(argv)  # resumes: nothing left to play
     assert json.loads((tmp_path / "records" / "six4.json").read_text())["pairings"] == again
