@@ -6,14 +6,17 @@ alternate; the draw rules apply (threefold repetition, 100 moving plies without 
 capture), so every game ends, and the engine plays by the tables' values under the rule,
 which the file must hold (``morris solve VARIANT --draw-rules``). Games start from the
 start position, or from ``--starts``: a file of positions, one per line, each played
-twice, once from either side.
+twice, once from either side; ``--sample-starts N`` draws N moving-phase positions, half
+drawn and half won (for Nine Men's Morris, whose placement tables few users hold).
 
 Every move of the engine (of either side, in the ladder) is checked against the tables:
 the result under the rule for the side that moved, before the move and after it. A
 strength other than ``easy`` must never make it worse; the record counts the moves that
 did, by player.
 
-    python benchmarks/bench_strength.py --db data/six.h5 --name six --games 400
+    python benchmarks/bench_strength.py --db data/six.h5 --games 400
+    python benchmarks/bench_strength.py --db data/nine.h5 --name nine-moving \\
+        --sample-starts 200 --max-stones 7
 
 Each pairing's record is kept in ``benchmarks/strength/NAME.json`` as soon as it ends, so
 an interrupted run resumes with the pairings not done (a pairing recorded with other
@@ -28,6 +31,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import random
 import sys
 import time
 import zlib
@@ -47,6 +51,7 @@ from morris_solver.game import Game  # noqa: E402
 from morris_solver.opponents import player  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.rules import terminal  # noqa: E402
 from morris_solver.values import Result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -86,6 +91,32 @@ def result_now(tb: Tablebase, game: Game) -> Result:
     if end is not None:
         return end.result
     return tb.rule_probe(game.position, game.quiet_moving_plies(), game.move_limit).result
+
+
+def sample_starts(tb: Tablebase, count: int, max_stones: int, seed: int) -> list[str]:
+    """``count`` moving-phase positions of 3 to ``max_stones`` stones a side, drawn at
+    random (stones on random points, the side to move at random), half of them drawn and
+    half won for the side to move under the rule at count 0, none over."""
+    rng = random.Random(seed)
+    n = tb.variant.board.n
+    wanted = {Result.DRAW: count // 2, Result.WIN: count - count // 2}
+    found = []
+    while any(wanted.values()):
+        mover, other = rng.randint(3, max_stones), rng.randint(3, max_stones)
+        points = rng.sample(range(n), mover + other)
+        pos = Position.from_sides(tb.variant, sum(1 << p for p in points[:mover]),
+                                  sum(1 << p for p in points[mover:]), 0, 0, rng.random() < 0.5)
+        try:
+            pos.validate()
+        except MorrisError:
+            continue
+        if terminal(pos) is not None:
+            continue
+        result = tb.rule_probe(pos, 0, DEFAULT_LIMIT).result
+        if wanted.get(result, 0):
+            wanted[result] -= 1
+            found.append(str(pos))
+    return found
 
 
 def play_game(tb: Tablebase, start: Position, white, black, checked: dict[bool, bool]
@@ -168,6 +199,12 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> None:
     if DEFAULT_LIMIT not in tb.rule_limits():
         raise MorrisError(f"{args.db} holds no values under the {DEFAULT_LIMIT}-ply rule; run "
                           f"'morris solve {tb.variant.name} --draw-rules --out {args.db}'")
+    if args.sample_starts:  # kept beside the record, so that a resumed run plays the same
+        args.starts = RECORDS / f"{args.name}_starts.txt"
+        if not args.starts.exists():
+            RECORDS.mkdir(exist_ok=True)
+            args.starts.write_text("\n".join(sample_starts(
+                tb, args.sample_starts, args.max_stones, args.seed)) + "\n")
     starts = ([line.strip() for line in Path(args.starts).read_text().splitlines()
                if line.strip()] if args.starts else [str(Position.start(tb.variant))])
     settings = {"db": str(args.db), "variant": tb.variant.name, "games": args.games,
@@ -301,6 +338,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--name", default=None, help="the record's name [the variant's]")
     parser.add_argument("--games", type=int, default=400, help="games a pairing [400]")
     parser.add_argument("--starts", help="a file of start positions, one per line")
+    parser.add_argument("--sample-starts", type=int, metavar="N",
+                        help="start from N random moving-phase positions of the file, half "
+                        "drawn, half won (kept in the records' folder as NAME_starts.txt)")
+    parser.add_argument("--max-stones", type=int, default=7,
+                        help="with --sample-starts: at most this many stones a side [7]")
     parser.add_argument("--engines", nargs="+", default=list(ENGINES))
     parser.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
     parser.add_argument("--no-ladder", dest="ladder", action="store_false")

@@ -17,6 +17,7 @@ from morris_solver.engine import CRITERIA, STRENGTHS, Engine
 from morris_solver.game import Game
 from morris_solver.generate import solve
 from morris_solver.opponents import player
+from morris_solver.position import Position
 from morris_solver.probe import Tablebase
 from morris_solver.rules import play
 from morris_solver.values import Result
@@ -242,11 +243,17 @@ def test_wilson_and_score_intervals_on_known_cases():
 def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch):
     monkeypatch.setattr(bench_strength, "RECORDS", tmp_path / "records")
     monkeypatch.setattr(bench_strength, "REPORT", tmp_path / "report.md")
-    starts = tmp_path / "starts.txt"
-    starts.write_text("\n".join(map(str, random_moving_positions("six", 3, 8, 4))) + "\n")
-    argv = ["--db", str(six_rules), "--name", "six4", "--games", "6", "--starts", str(starts),
-            "--engines", "ultra", "perfect", "--opponents", "random", "alphabeta-1"]
+    argv = ["--db", str(six_rules), "--name", "six4", "--games", "6", "--sample-starts", "4",
+            "--max-stones", "4", "--engines", "ultra", "perfect",
+            "--opponents", "random", "alphabeta-1"]
     bench_strength.main(argv)
+    tb = Tablebase.open(six_rules)
+    starts = [Position.parse(line, "six") for line in
+              (tmp_path / "records" / "six4_starts.txt").read_text().split("\n") if line]
+    assert sorted(tb.rule_probe(p, 0, 100).result.value for p in starts) == [
+        "draw", "draw", "win", "win"]
+    assert all(p.mover_hand == 0 and max(p.white.bit_count(), p.black.bit_count()) <= 4
+               for p in starts)
     record = json.loads((tmp_path / "records" / "six4.json").read_text())
     pairs = {(p["first"], p["second"]): p for p in record["pairings"]}
     assert set(pairs) == {("ultra", "random"), ("ultra", "alphabeta-1"),
