@@ -22,6 +22,7 @@ from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium
 from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.web.app import create_app  # noqa: E402
+from morris_solver.engine import STRENGTHS  # noqa: E402
 from morris_solver.generate import solve  # noqa: E402
 
 try:
@@ -203,6 +204,22 @@ def test_the_engine_answers_for_its_side(server, browser, api):
     played = shown(browser)["played"]
     assert played[:2] == [first, reply] and len(played) == 3
     assert not browser.find_element(By.ID, "over").is_displayed()
+
+
+def test_the_strengths_each_say_what_they_do(server, browser, api):
+    browser.get(f"{server}/?variant=three&mode=black")
+    settled(browser)
+    menu = Select(browser.find_element(By.ID, "strength"))
+    note = browser.find_element(By.ID, "strength-note")
+    assert [o.get_attribute("value") for o in menu.options] == list(STRENGTHS)
+    assert menu.first_selected_option.get_attribute("value") == "ultra"  # the strongest
+    assert "most ways to go wrong" in note.text
+    menu.select_by_value("easy")
+    assert "random move half of the time" in note.text
+    assert parse_qs(urlparse(browser.current_url).query)["strength"] == ["easy"]
+    browser.get(f"{server}/?variant=three&mode=black&strength=perfect")  # a shared link
+    settled(browser)
+    assert "fastest win" in browser.find_element(By.ID, "strength-note").text
 
 
 def test_three_by_keys(server, browser, api):
