@@ -19,10 +19,11 @@ did, by player.
         --sample-starts 200 --max-stones 7
 
 Each pairing's record is kept in ``benchmarks/strength/NAME.json`` as soon as it ends, so
-an interrupted run resumes with the pairings not done (a pairing recorded with other
-settings is played again). ``--report-only`` writes ``benchmarks/strength_report.md``
-from every record there. Rates come with 95 % Wilson intervals; the score (a win 1, a
-draw 1/2) with a normal interval.
+an interrupted run resumes with the pairings not done (a record of other settings is
+started afresh). ``--report-only`` writes ``benchmarks/strength_report.md`` from every
+record there, records of the same settings as one table (so ``ultra``'s criteria, played
+under another ``--name``, stand beside it). Rates come with 95 % Wilson intervals; the
+score (a win 1, a draw 1/2) with a normal interval.
 """
 
 from __future__ import annotations
@@ -321,13 +322,31 @@ def sections(record: dict) -> list[str]:
     return lines + [""]
 
 
+def merged(records: list[dict]) -> list[dict]:
+    """The records played with the same settings (the table file's path aside) as one:
+    their pairings and commands together, under their names joined by ``+``."""
+    groups: dict[str, list[dict]] = {}
+    for record in records:
+        key = json.dumps({k: v for k, v in record["settings"].items() if k != "db"},
+                         sort_keys=True)
+        groups.setdefault(key, []).append(record)
+    return [
+        {**group[-1], "name": " + ".join(r["name"] for r in group),
+         "pairings": [p for r in group for p in r["pairings"]],
+         "commands": [c for r in group for c in r["commands"]],
+         "commit": ", ".join(sorted({r["commit"] for r in group})),
+         "updated": max(r["updated"] for r in group)}
+        for group in groups.values()
+    ]
+
+
 def report(records: list[dict]) -> str:
     lines = ["# The engine's strengths against fallible players", "",
              "Produced by `benchmarks/bench_strength.py` (its docstring: what is played and "
              "checked). Rates are of the games, for the first player named, with Wilson's 95 % "
              "intervals; the score (a win 1, a draw 1/2) with a normal 95 % interval. The "
              "strengths and the opponents: docs/engine.md.", ""]
-    for record in records:
+    for record in merged(records):
         lines += sections(record)
     return "\n".join(lines)
 
