@@ -147,8 +147,8 @@ def test_check_stats_names_what_it_accepts(table_paths):
     assert result.exit_code == 1
     [line] = result.output.splitlines()
     assert line == ("Error: ten is neither a statistics file nor a variant with published "
-                    "statistics (nine, nine-doublemill, nine-nocapture-placement, six, three, "
-                    "three-holes)")
+                    "statistics (nine, nine-doublemill, nine-nocapture-placement, nine-noflying, "
+                    "six, three, three-holes)")
     result = CliRunner().invoke(
         main, ["info", str(table_paths["three"]), "--check-stats", "missing/six.json"])
     assert result.exit_code == 1
