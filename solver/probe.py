@@ -523,27 +523,30 @@ class Tablebase:
         if terminal(position) is not None:
             return []
         values = {mv.text: mv.value for mv in self.moves(position)}
+        pairs = [(move, after, terminal(after)) for move, after in successors(position)]
+        after_counts = [0 if placing or move.removed else count + 1 for move, _, _ in pairs]
+        asked = [j for j, (_, _, end) in enumerate(pairs)
+                 if end is None and after_counts[j] < limit]
+        codes = dict(zip(asked, self._rule_codes([pairs[j][1] for j in asked], limit),
+                         strict=True))
         ranked = []
-        for move, after in successors(position):
+        for j, (move, after, end) in enumerate(pairs):
             text = move.text(position.board)
-            resets = placing or bool(move.removed)  # the count after it is 0
-            after_count = 0 if resets else count + 1
-            end = terminal(after)
+            after_count = after_counts[j]  # 0 after a capture or a placement
             if end is not None:  # ending the game comes before the limit
                 result = end.result.flipped()
                 z = None if result is Result.DRAW else 1
             elif after_count >= limit:
                 result, z = Result.DRAW, None  # this ply reaches the limit: drawn
             else:
-                code = self._rule_code(after, limit)
                 after_placing = after.mover_hand > 0 or after.other_hand > 0
-                result = Result(result_at(code, after_count, limit, after_placing)).flipped()
+                result = Result(result_at(codes[j], after_count, limit, after_placing)).flipped()
                 if result is Result.DRAW:
                     z = None
-                elif resets or after_placing:
+                elif after_count == 0 or after_placing:
                     z = 1  # the capture itself decides it
                 else:
-                    z = 1 + plies_to_capture(code, False)
+                    z = 1 + plies_to_capture(codes[j], False)
             if placing:
                 z = None  # no count runs while placing
             value = values[text]
@@ -576,6 +579,11 @@ class Tablebase:
 
     def _rule_code(self, position: Position, limit: int) -> int:
         """The draw-rule code of ``position`` (``drawrules``) at move limit ``limit``."""
+        return self._rule_codes([position], limit)[0]
+
+    def _rule_codes(self, positions: list[Position], limit: int) -> list[int]:
+        """The draw-rule codes of ``positions`` at move limit ``limit``, read sector by
+        sector in one call each (a move's successors, for ``rule_moves``)."""
         reader = self._rule_readers.get(limit)
         if reader is None:
             if limit not in self.rule_limits():
@@ -592,14 +600,20 @@ class Tablebase:
                 lambda sector: self._missing(sector, limit),
             )
             self._rule_readers[limit] = reader
-        mover, other = position.mover, position.other
-        W, B = mover.bit_count(), other.bit_count()
-        sector = (W, B, position.mover_hand, position.other_hand)
-        index = canonical_index(self._T, W, B, mover, other)
-        code = int(reader.at(sector, np.array([index]))[0])
-        if code == PAD:
-            raise self.damaged(sector)
-        return code
+        slots: dict[Sector, list[tuple[int, int]]] = defaultdict(list)
+        for j, position in enumerate(positions):
+            mover, other = position.mover, position.other
+            W, B = mover.bit_count(), other.bit_count()
+            slots[(W, B, position.mover_hand, position.other_hand)].append(
+                (j, canonical_index(self._T, W, B, mover, other)))
+        codes = [0] * len(positions)
+        for sector, found in slots.items():
+            found_codes = reader.at(sector, np.array([i for _, i in found], np.int64))
+            if (found_codes == PAD).any():
+                raise self.damaged(sector)
+            for (j, _), code in zip(found, found_codes.tolist(), strict=True):
+                codes[j] = code
+        return codes
 
     # -- internals ------------------------------------------------------------------
 
