@@ -18,6 +18,10 @@ did, by player.
     python benchmarks/bench_strength.py --db data/nine.h5 --name nine-moving \\
         --sample-starts 200 --max-stones 7
 
+Nine Men's Morris' games from positions of at most 7 stones a side need only those
+sectors (a capture leads to fewer stones): ``morris solve nine --phase moving
+--max-stones 7`` and then the same with ``--draw-rules`` make them from an empty disk.
+
 Each pairing's record is kept in ``benchmarks/strength/NAME.json`` as soon as it ends, so
 an interrupted run resumes with the pairings not done (a record of other settings is
 started afresh). ``--report-only`` writes ``benchmarks/strength_report.md`` from every
