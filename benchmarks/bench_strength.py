@@ -21,6 +21,8 @@ did, by player.
 Nine Men's Morris' games from positions of at most 7 stones a side need only those
 sectors (a capture leads to fewer stones): ``morris solve nine --phase moving
 --max-stones 7`` and then the same with ``--draw-rules`` make them from an empty disk.
+A job there held 10 GB at the default ``--cache-gib`` once its sectors were loaded: with
+``--jobs 2`` beside other work, bound it.
 
 Each pairing's record is kept in ``benchmarks/strength/NAME.json`` as soon as it ends, so
 an interrupted run resumes with the pairings not done (a record of other settings is
@@ -55,7 +57,7 @@ from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.game import Game  # noqa: E402
 from morris_solver.opponents import player  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
 from morris_solver.rules import terminal  # noqa: E402
 from morris_solver.values import Result  # noqa: E402
 
@@ -156,10 +158,11 @@ def seed_of(*parts: object) -> int:
 
 
 def play_pairing(db: str, first: str, second: str, games: int, starts: list[str],
-                 seed: int) -> dict:
+                 seed: int, cache_bytes: int = DEFAULT_CACHE_BYTES) -> dict:
     """``games`` games of ``first`` against ``second``: game i from start i // 2, with
-    ``first`` White in even games; each player's seed from the pairing and the game."""
-    tb = Tablebase.open(db)
+    ``first`` White in even games; each player's seed from the pairing and the game.
+    ``cache_bytes`` bounds the sectors kept loaded, per layer read."""
+    tb = Tablebase.open(db, cache_bytes)
     wins = draws = losses = plies = 0
     checked = {first: 0, second: 0}
     worse = {first: 0, second: 0}
@@ -227,7 +230,8 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> None:
     done = {(p["first"], p["second"]) for p in record["pairings"]}
     todo = [pair for pair in pairings(args.engines, args.opponents, args.ladder)
             if pair not in done]
-    tasks = [(str(args.db), a, b, args.games, starts, args.seed) for a, b in todo]
+    cache_bytes = int(args.cache_gib * 2**30)
+    tasks = [(str(args.db), a, b, args.games, starts, args.seed, cache_bytes) for a, b in todo]
     RECORDS.mkdir(exist_ok=True)
     with multiprocessing.Pool(args.jobs) as pool, tqdm(total=len(tasks), unit="pairing") as bar:
         for found in pool.imap_unordered(_play, tasks):
@@ -371,6 +375,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-ladder", dest="ladder", action="store_false")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, help="pairings played at once [1]")
+    parser.add_argument("--cache-gib", type=float, default=DEFAULT_CACHE_BYTES / 2**30,
+                        help="GiB of sectors a job keeps loaded, for each of the two layers "
+                        "it reads (the game's values and those under the rule) "
+                        f"[{DEFAULT_CACHE_BYTES / 2**30:g}]")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     try:

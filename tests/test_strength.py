@@ -245,7 +245,7 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     monkeypatch.setattr(bench_strength, "REPORT", tmp_path / "report.md")
     argv = ["--db", str(six_rules), "--name", "six4", "--games", "6", "--sample-starts", "4",
             "--max-stones", "4", "--engines", "ultra", "perfect",
-            "--opponents", "random", "alphabeta-1"]
+            "--opponents", "random", "alphabeta-1", "--cache-gib", "0.001"]
     bench_strength.main(argv)
     tb = Tablebase.open(six_rules)
     starts = [Position.parse(line, "six") for line in
