@@ -381,6 +381,8 @@ def main(argv: list[str] | None = None) -> None:
                         f"[{DEFAULT_CACHE_BYTES / 2**30:g}]")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
+    if args.cache_gib <= 0 or args.jobs < 1:
+        parser.error("--cache-gib must be above 0 and --jobs at least 1")
     try:
         if not args.report_only:
             if not args.db:
