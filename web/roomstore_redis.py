@@ -9,7 +9,10 @@ resync (``{"type": "resync"}``), and its clients are sent the state from the sto
 never from the channel.
 
 Presence: each process writes, per seat it holds a connection of, a field that expires
-unless refreshed; a seat is connected while any process's field is fresh.
+unless refreshed; a seat is connected while any process's field is fresh. A process
+killed with ``kill -9`` refreshes nothing, and no one would tell the clients on the other
+processes that its seats are gone: so every process's refresher also removes the lapsed
+fields of every room, and whichever process removed one fans out the room's new presence.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import time
 import uuid
@@ -30,6 +34,7 @@ from .roomstore import RoomStore, StoredRoom
 PREFIX = "morris:"
 CHANNEL = PREFIX + "fanout"
 PRESENCE_SECONDS = 30  # a process that stops refreshing its seats is gone after this long
+log = logging.getLogger("morris.rooms")
 
 _APPEND = """
 local version = redis.call('HGET', KEYS[1], 'version')
@@ -47,11 +52,26 @@ redis.call('PUBLISH', ARGV[5], ARGV[6])
 return tonumber(ARGV[1]) + 1
 """
 
+# remove the presence fields whose deadline (ARGV[1]) has passed; answer how many
+_PRUNE = """
+local fields = redis.call('HGETALL', KEYS[1])
+local removed = 0
+for i = 1, #fields, 2 do
+  if tonumber(fields[i + 1]) <= tonumber(ARGV[1]) then
+    removed = removed + redis.call('HDEL', KEYS[1], fields[i])
+  end
+end
+return removed
+"""
+
 
 class RedisRoomStore(RoomStore):
-    """Rooms in the Redis server at ``url``, kept ``ttl_seconds`` after their last write."""
+    """Rooms in the Redis server at ``url``, kept ``ttl_seconds`` after their last write;
+    a seat's connection on a process that stopped refreshing it (killed) is forgotten
+    ``presence_seconds`` later, and its room's presence fanned out within a third more."""
 
-    def __init__(self, url: str, ttl_seconds: float) -> None:
+    def __init__(self, url: str, ttl_seconds: float,
+                 presence_seconds: float = PRESENCE_SECONDS) -> None:
         super().__init__()
         try:
             import redis.asyncio as redis
@@ -64,8 +84,10 @@ class RedisRoomStore(RoomStore):
             raise MorrisError(f"bad Redis URL {url!r}: {e}") from None
         self.url = url
         self.ttl = max(1, int(ttl_seconds))
+        self.presence_seconds = presence_seconds
         self.process = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._append = self._client.register_script(_APPEND)
+        self._prune = self._client.register_script(_PRUNE)
         self._local: Counter[tuple[str, str]] = Counter()
         self._tasks: list[asyncio.Task] = []
         self._subscribed = asyncio.Event()
@@ -99,7 +121,9 @@ class RedisRoomStore(RoomStore):
 
     async def _listen(self) -> None:
         """Deliver every fanned-out message; after a lost connection, tell the rooms to
-        resync from the store."""
+        resync from the store. A handler that fails is logged: the connection is fine."""
+        import redis
+
         first = True
         while True:
             try:
@@ -107,17 +131,31 @@ class RedisRoomStore(RoomStore):
                     await pubsub.subscribe(CHANNEL)
                     self._subscribed.set()
                     if not first:
-                        await self._deliver("*", {"type": "resync"})
+                        await self._deliver_logged("*", {"type": "resync"})
                     first = False
                     async for item in pubsub.listen():
-                        if item.get("type") != "message":
-                            continue
-                        data = json.loads(item["data"])
-                        await self._deliver(data["room"], data["message"])
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                await asyncio.sleep(0.5)  # Redis went away: try again, then resync
+                        if item.get("type") == "message":
+                            await self._deliver_item(item["data"])
+            except Exception as e:  # Redis went away: try again, then resync
+                if not isinstance(e, (redis.RedisError, OSError)):
+                    log.exception("the Redis listener failed; subscribing again")
+                await asyncio.sleep(0.5)
+
+    async def _deliver_item(self, data: str) -> None:
+        try:
+            fanned = json.loads(data)
+            room_id, message = fanned["room"], fanned["message"]
+        except (ValueError, KeyError, TypeError):
+            log.error("ignored a malformed message on %s: %.200r", CHANNEL, data)
+            return
+        await self._deliver_logged(room_id, message)
+
+    async def _deliver_logged(self, room_id: str, message: dict) -> None:
+        try:
+            await self._deliver(room_id, message)
+        except Exception:
+            log.exception("a handler failed on a %s message of room %s",
+                          message.get("type"), room_id)
 
     # -- rooms ------------------------------------------------------------------------
 
@@ -169,8 +207,8 @@ class RedisRoomStore(RoomStore):
         field = f"{seat}|{self.process}"
         presence = self._keys(room_id)[2]
         if self._local[key] > 0:
-            await self._client.hset(presence, field, _deadline())
-            await self._client.expire(presence, PRESENCE_SECONDS * 2)
+            await self._client.hset(presence, field, self._deadline())
+            await self._client.expire(presence, self._presence_ttl())
         else:
             del self._local[key]
             await self._client.hdel(presence, field)
@@ -183,14 +221,31 @@ class RedisRoomStore(RoomStore):
         return {seat: seat in fresh for seat in ("host", "guest")}
 
     async def _refresh(self) -> None:
+        """Keep this process's seats fresh; forget the lapsed ones of every process."""
         while True:
-            await asyncio.sleep(PRESENCE_SECONDS / 3)
-            with contextlib.suppress(Exception):
+            await asyncio.sleep(self.presence_seconds / 3)
+            try:
                 for room_id, seat in list(self._local):
                     presence = self._keys(room_id)[2]
-                    await self._client.hset(presence, f"{seat}|{self.process}", _deadline())
-                    await self._client.expire(presence, PRESENCE_SECONDS * 2)
+                    await self._client.hset(presence, f"{seat}|{self.process}", self._deadline())
+                    await self._client.expire(presence, self._presence_ttl())
+                await self._prune_lapsed()
+            except Exception:  # Redis is down: the listener resyncs once it is back
+                log.warning("could not refresh presence in Redis at %s", self.url, exc_info=True)
 
+    async def _prune_lapsed(self) -> None:
+        """Remove the presence fields of processes that stopped refreshing them, and fan
+        out the new presence of each room that lost one (only the process whose HDEL
+        removed the field does: one message per lapse)."""
+        now = time.time()
+        async for key in self._client.scan_iter(match=f"{PREFIX}presence:*", count=500):
+            if int(await self._prune(keys=[key], args=[now])) > 0:
+                room_id = key[len(f"{PREFIX}presence:"):]
+                await self.publish(room_id, {"type": "presence",
+                                             "seats": await self.presence(room_id)})
 
-def _deadline() -> float:
-    return time.time() + PRESENCE_SECONDS
+    def _deadline(self) -> float:
+        return time.time() + self.presence_seconds
+
+    def _presence_ttl(self) -> int:
+        return max(1, int(self.presence_seconds * 2))

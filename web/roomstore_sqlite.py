@@ -4,13 +4,20 @@ Every statement runs on one thread of its own, so the event loop never waits for
 disk. The file is in WAL mode with ``synchronous=FULL``: an append returns (and the
 move is acknowledged) only once the event is in the log on disk, so neither ``kill -9``
 nor a power cut loses an acknowledged move. Fan-out and presence stay in this process.
+
+A file that exists is first read with ``immutable=1`` (no lock, no ``-wal`` or ``-shm``
+made beside it), and only a rooms file or a database without tables is then opened to
+write: ``--rooms`` pointed at someone else's file leaves it byte for byte as it was.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
+import stat
+import urllib.parse
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,6 +46,64 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rooms_touched ON rooms (touched);
 """
+_COLUMNS = {
+    "rooms": ["id", "record", "host_hash", "guest_hash", "invite_hash", "version", "touched"],
+    "events": ["room", "version", "body"],
+}
+_INDEXES = {"rooms_touched"}
+_HEADER = b"SQLite format 3\x00"
+
+
+def inspect_rooms_file(path: str) -> None:
+    """Fail with one line, having written nothing, unless ``path`` is new, empty, a
+    SQLite database without tables, or a rooms file of this schema (perhaps one whose
+    writes are still in its ``-wal``: its tables are then missing or all there)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise MorrisError(f"{path} is not a rooms file ({e.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise MorrisError(f"{path} is not a rooms file (not a regular file)")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not (os.access(path, os.R_OK | os.W_OK) and os.access(folder, os.W_OK | os.X_OK)):
+        raise MorrisError(f"{path} is not writable, or its folder is not (the rooms file "
+                          "and its -wal and -shm beside it must be)")
+    if info.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as f:
+            header = f.read(len(_HEADER))
+    except OSError as e:
+        raise MorrisError(f"{path} is not a rooms file ({e.strerror})") from None
+    if header != _HEADER:
+        raise MorrisError(f"{path} is not a rooms file (not a SQLite database)")
+    uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?mode=ro&immutable=1"
+    try:
+        db = sqlite3.connect(uri, uri=True)
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
+            columns = {table: [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+                       for kind, table in objects if kind == "table" and table in _COLUMNS}
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        raise MorrisError(f"{path} is not a rooms file ({e})") from None
+    if version not in (0, SCHEMA_VERSION):
+        raise MorrisError(f"{path} is a rooms file of schema {version}, "
+                          f"not {SCHEMA_VERSION}: use another --rooms file")
+    foreign = sorted(name for kind, name in objects
+                     if not (kind == "table" and name in _COLUMNS
+                             or kind == "index" and (name in _INDEXES
+                                                     or name.startswith("sqlite_autoindex_"))))
+    if foreign:
+        raise MorrisError(f"{path} is not a rooms file (it holds {', '.join(foreign)})")
+    for table, names in columns.items():
+        if names != _COLUMNS[table]:
+            raise MorrisError(f"{path} is not a rooms file (its table {table} has the "
+                              f"columns {', '.join(names)})")
 
 
 class SQLiteRoomStore(RoomStore):
@@ -54,6 +119,8 @@ class SQLiteRoomStore(RoomStore):
         self._thread.submit(self._open).result()
 
     def _open(self) -> None:
+        if self.path != ":memory:":
+            inspect_rooms_file(self.path)
         try:
             db = sqlite3.connect(self.path, isolation_level=None)
             db.execute("PRAGMA busy_timeout = 5000")
@@ -130,10 +197,14 @@ class SQLiteRoomStore(RoomStore):
     def _remove_idle(self, before_ms: int) -> int:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
-        db.execute("DELETE FROM events WHERE room IN (SELECT id FROM rooms WHERE touched < ?)",
-                   (before_ms,))
-        removed = db.execute("DELETE FROM rooms WHERE touched < ?", (before_ms,)).rowcount
-        db.execute("COMMIT")
+        try:
+            db.execute("DELETE FROM events WHERE room IN "
+                       "(SELECT id FROM rooms WHERE touched < ?)", (before_ms,))
+            removed = db.execute("DELETE FROM rooms WHERE touched < ?", (before_ms,)).rowcount
+            db.execute("COMMIT")
+        except BaseException:  # a transaction left open would fail every later write
+            db.execute("ROLLBACK")
+            raise
         return removed
 
     # -- reads ------------------------------------------------------------------------
