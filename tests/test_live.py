@@ -27,8 +27,7 @@ def rooms_file(tmp_path):
 
 @pytest.fixture
 def client(table_paths, rooms_file):
-    with TestClient(create_app({"three": table_paths["three"]}, rooms=rooms_file),
-                    raise_server_exceptions=False) as c:
+    with TestClient(create_app({"three": table_paths["three"]}, rooms=rooms_file)) as c:
         yield c
 
 
@@ -212,7 +211,8 @@ def test_draw_offers_resignation_and_a_rematch_with_colours_swapped(client):
     assert act(host, "offer_draw").json()["draw_offer"] == "white"
     assert act(host, "accept_draw").status_code == 409  # not offered to the host
     assert act(guest, "decline_draw").json()["draw_offer"] is None
-    act(guest, "offer_draw")
+    offered = act(guest, "offer_draw")
+    assert offered.status_code == 200 and offered.json()["draw_offer"] == "black"
     # a move answers an offer by playing on
     client.post(f"/api/rooms/{room}/move", json={"move": "b2"}, headers=bearer(host))
     assert client.get(f"/api/rooms/{room}").json()["draw_offer"] is None
@@ -338,3 +338,69 @@ def test_malformed_frames_get_one_line_and_the_connection_lives(client):
         assert welcome["seat"] == "host"
     with client.websocket_connect("/ws/rooms/nosuchroomnosuchroom12") as ws:
         assert ws.receive_json()["status"] == 404
+
+
+def test_a_move_id_reused_in_the_next_game_is_played_and_another_move_is_refused(client):
+    host, guest = new_room(client, color="white")
+    room = host["room"]
+    url = f"/api/rooms/{room}/move"
+    first = client.post(url, json={"move": "b2", "id": "g1-1"}, headers=bearer(host))
+    assert first.status_code == 200 and first.json()["event_version"] == 2
+    other = client.post(url, json={"move": "c3", "id": "g1-1"}, headers=bearer(host))
+    assert other.status_code == 409
+    assert other.json()["error"] == "move id 'g1-1' was already used for b2 in this game"
+    for seat in (host, guest, host):  # a resignation, then both ask for a rematch
+        action = "resign" if seat is host and client.get(
+            f"/api/rooms/{room}").json()["over"] is None else "rematch"
+        assert client.post(f"/api/rooms/{room}/action", json={"action": action},
+                           headers=bearer(seat)).status_code == 200
+    assert client.get(f"/api/rooms/{room}").json()["game"] == 2
+    # game 2: the guest is White and numbers its moves per game, like a bot
+    again = client.post(url, json={"move": "a1", "id": "g1-1"}, headers=bearer(guest))
+    assert again.status_code == 200 and again.json()["moves"] == ["a1"]
+    assert again.json()["event_version"] == again.json()["version"]
+    with client.websocket_connect(f"/ws/rooms/{room}") as ws:  # the same over the socket
+        hello(ws, 0, host)
+        ws.send_json({"type": "move", "move": "b2", "id": "g1-1"})
+        ack = receive_until(ws, "ack")
+        assert ack["version"] == again.json()["version"] + 1
+        ws.send_json({"type": "move", "move": "b2", "id": "g1-1"})  # a retry: the same
+        assert receive_until(ws, "ack")["version"] == ack["version"]
+    with client.websocket_connect(f"/ws/rooms/{room}") as ws:
+        hello(ws, 0, guest)
+        ws.send_json({"type": "move", "move": "c3", "id": "g1-1"})
+        refused = receive_until(ws, "refused")
+        assert refused["status"] == 409 and "already used for a1" in refused["error"]
+    assert client.get(f"/api/rooms/{room}").json()["moves"] == ["a1", "b2"]
+
+
+def test_a_join_with_the_guests_own_token_is_safe_to_retry(client):
+    host = client.post("/api/rooms", json={"variant": "three", "color": "white"}).json()
+    room, invite = host["room"], host["invite_code"]
+    url = f"/api/rooms/{room}/join"
+    token = "guest-secret_0123456789AB"
+    for bad in ("short", "x" * 201, "has space in it 0123456789", 12345, ["a" * 30]):
+        answer = client.post(url, json={"invite": invite, "token": bad})
+        assert answer.status_code == 400 and "'token' must be" in answer.json()["error"]
+    assert client.post(url, json={"invite": invite, "token": host["token"]}).status_code == 409
+    first = client.post(url, json={"invite": invite, "token": token})
+    assert first.status_code == 200 and first.json()["token"] == token
+    # the answer was lost: the same request again answers the same, with no new event
+    again = client.post(url, json={"invite": invite, "token": token})
+    assert again.status_code == 200
+    strip = ("server_time",)
+    assert {k: v for k, v in again.json().items() if k != "state"} == \
+        {k: v for k, v in first.json().items() if k != "state"}
+    assert {k: v for k, v in again.json()["state"].items() if k not in strip} == \
+        {k: v for k, v in first.json()["state"].items() if k not in strip}
+    assert client.get(f"/api/rooms/{room}/events").json()["version"] == 1
+    assert client.post(url, json={"invite": "wrong", "token": token}).status_code == 403
+    assert client.post(url, json={"invite": invite, "token": "another-secret_0123456789"}
+                       ).status_code == 409
+    assert client.post(url, json={"invite": invite}).status_code == 409
+    # the chosen token seats the guest
+    assert client.post(f"/api/rooms/{room}/move", json={"move": "a1"},
+                       headers={"Authorization": f"Bearer {token}"}).status_code == 409
+    client.post(f"/api/rooms/{room}/move", json={"move": "b2"}, headers=bearer(host))
+    assert client.post(f"/api/rooms/{room}/move", json={"move": "a1"},
+                       headers={"Authorization": f"Bearer {token}"}).status_code == 200

@@ -13,7 +13,10 @@ server answers ``welcome`` (who you are), then the events after ``N`` with the s
 after them, or the whole state when ``N`` is too far behind. A move is
 ``{"type": "move", "move": "d6-d5xa1", "id": "..."}``; its answer is ``ack`` (with the
 event's version) or ``refused`` (one line), and every connection of the room gets the
-``event`` with the new state. A move is applied once per seat and ``id``.
+``event`` with the new state. A move is applied once per game, seat and ``id``.
+
+Memory stays bounded whatever clients do: the room cache, the per-address creation
+buckets and the room locks are each capped (``Limits``), least recently used first out.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -45,6 +50,9 @@ ROOM_ID = re.compile(r"[A-Za-z0-9_-]{22}")  # secrets.token_urlsafe(16): 128 bit
 MAX_REPLAY = 200  # events a reconnecting client is sent one by one; further behind: the state
 HELLO_SECONDS = 15  # a connection that says nothing this long is closed
 OUTBOX = 512  # messages queued for one slow connection before it is dropped (it resyncs)
+SEAT_TOKEN = re.compile(r"[A-Za-z0-9_-]{22,200}")  # a guest's own seat secret (join retries)
+
+log = logging.getLogger("morris.live")
 
 
 def now_ms() -> int:
@@ -74,13 +82,40 @@ class TokenBucket:
 
 @dataclass
 class Limits:
-    """What one client may send: messages per second on one connection, and rooms
-    created per minute from one address."""
+    """What clients may send, and how much this process remembers.
+
+    Per client: messages per second on one connection (refusals beyond
+    ``max_refusals`` close it with 1008), rooms created per minute from one address.
+    All clients together: rooms created per minute (``all_rooms_per_minute``, 10x one
+    address), answered 429 beyond it. Memory: at most ``cached_rooms`` rooms in the
+    cache (a room with a connection is never evicted, so the cache can exceed the cap
+    by those), ``creator_addresses`` per-address buckets and ``room_locks`` locks
+    (one held is never evicted), least recently used evicted first. At the defaults
+    the room cache holds at most a few hundred MB even of long rooms.
+    """
 
     messages_per_second: float = 10.0
     message_burst: int = 40
+    max_refusals: int = 200
     rooms_per_minute: float = 10.0
     room_burst: int = 20
+    all_rooms_per_minute: float = 100.0
+    all_room_burst: int = 200
+    cached_rooms: int = 2000
+    creator_addresses: int = 10_000
+    room_locks: int = 4000
+
+
+def _trim(cache: OrderedDict, cap: int, keep: Callable[[str, object], bool]) -> None:
+    """Evict the least recently used entries of ``cache`` beyond ``cap`` that ``keep``
+    does not hold on to."""
+    excess = len(cache) - cap
+    for key in list(cache):
+        if excess <= 0:
+            return
+        if not keep(key, cache[key]):
+            del cache[key]
+            excess -= 1
 
 
 @dataclass
@@ -155,10 +190,13 @@ class LiveRooms:
         self.review_game = review
         self.limits = limits or Limits()
         self.ttl_seconds = ttl_seconds
-        self._rooms: dict[str, Loaded] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._rooms: OrderedDict[str, Loaded] = OrderedDict()
+        self._locks: OrderedDict[str, asyncio.Lock] = OrderedDict()
         self._connections: dict[str, set[Connection]] = {}
-        self._creators: dict[str, TokenBucket] = {}
+        self._creators: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._all_creators = TokenBucket(self.limits.all_rooms_per_minute / 60,
+                                         self.limits.all_room_burst)
+        self.sweep_seconds = max(1.0, min(ttl_seconds / 4, 3600.0))
         store.subscribe(self._on_message)
 
     # -- rooms ------------------------------------------------------------------------
@@ -167,6 +205,7 @@ class LiveRooms:
         """The room, from the cache or the store; 404 if there is none."""
         entry = self._rooms.get(room_id)
         if entry is not None:
+            self._rooms.move_to_end(room_id)
             return entry
         if not ROOM_ID.fullmatch(room_id):
             raise BadRequest("no such room", status=404)
@@ -180,18 +219,31 @@ class LiveRooms:
             entry.connected = {seat: bool(v) for seat, v in
                                (await self.store.presence(room_id)).items()}
             self._rooms.setdefault(room_id, entry)
-        return self._rooms[room_id]
+        entry = self._rooms[room_id]
+        self._rooms.move_to_end(room_id)
+        _trim(self._rooms, self.limits.cached_rooms,
+              lambda held, loaded: bool(self._connections.get(held)) or held == room_id
+              or self._locks.get(held) is not None and self._locks[held].locked())
+        return entry
 
     def _lock(self, room_id: str) -> asyncio.Lock:
-        return self._locks.setdefault(room_id, asyncio.Lock())
+        lock = self._locks.setdefault(room_id, asyncio.Lock())
+        self._locks.move_to_end(room_id)
+        _trim(self._locks, self.limits.room_locks,
+              lambda held, other: held == room_id or other.locked())
+        return lock
 
     async def create(self, variant: str, color: str, draw_rules: bool, move_limit: int,
                      address: str) -> tuple[RoomRecord, str, str]:
         """A new room; answers its record, the host's seat token and the invite code."""
         bucket = self._creators.setdefault(
             address, TokenBucket(self.limits.rooms_per_minute / 60, self.limits.room_burst))
+        self._creators.move_to_end(address)
+        _trim(self._creators, self.limits.creator_addresses, lambda held, _: held == address)
         if not bucket.take():
             raise BadRequest("too many rooms created from this address; wait a minute", 429)
+        if not self._all_creators.take():
+            raise BadRequest("too many rooms are being created; try again in a minute", 429)
         if color == "random":
             color = secrets.choice(("white", "black"))
         record = RoomRecord(secrets.token_urlsafe(16), get_variant(variant).name, draw_rules,
@@ -200,16 +252,29 @@ class LiveRooms:
         await self.store.create(record, token_hash(token), token_hash(invite))
         return record, token, invite
 
-    async def join(self, room_id: str, invite: str) -> tuple[Loaded, str]:
-        """Take the guest seat with the invite code; answers the room and the seat token."""
+    async def join(self, room_id: str, invite: str,
+                   token: str | None = None) -> tuple[Loaded, str]:
+        """Take the guest seat with the invite code; answers the room and the seat token.
+
+        With ``token`` (the guest's own secret) the join is safe to retry: a seat taken
+        with the same token answers as the first join did, with no new event."""
+        if token is not None and not SEAT_TOKEN.fullmatch(token):
+            raise BadRequest("'token' must be 22 to 200 characters of A-Z a-z 0-9 _ -")
         for _ in range(3):
             entry = await self.room(room_id)
             if not same_secret(invite, entry.invite_hash):
                 raise BadRequest("wrong invite code", status=403)
+            if token is not None and same_secret(token, entry.host_hash):
+                raise BadRequest("that token is the host's: choose another", status=409)
+            if entry.state.guest_joined and entry.guest_hash is None:  # seated elsewhere
+                stored = await self.store.load(room_id)
+                entry.guest_hash = stored.guest_hash if stored else None
             if entry.state.guest_joined or entry.guest_hash is not None:
+                if token is not None and same_secret(token, entry.guest_hash):
+                    return entry, token  # the first answer was lost: the same again
                 raise BadRequest("the seat is taken: this link now shows the game", status=409)
             async with self._lock(room_id):
-                token = secrets.token_urlsafe(24)
+                token = token or secrets.token_urlsafe(24)
                 event = {"kind": "join", "v": entry.state.version + 1, "at": now_ms(),
                          "seat": "guest"}
                 if await self.store.append(room_id, event, guest_hash=token_hash(token)):
@@ -268,8 +333,33 @@ class LiveRooms:
         if message.get("type") == "resync":  # the fan-out lost messages: trust the store
             for held in list(self._connections):
                 self._rooms.pop(held, None)
-                self._deliver(held, await self.room(held))
+                await self._guarded(held, self._resync, held)
             return
+        await self._guarded(room_id, self._on_room_message, room_id, message)
+
+    async def _guarded(self, room_id: str, handle: Callable[..., Awaitable[None]],
+                       *args: object) -> None:
+        """Run one room's part of a fan-out message, so that one bad room never raises
+        into the store's listener: a room gone from the store has its connections told
+        and closed (4404); anything else is logged."""
+        try:
+            await handle(*args)
+        except BadRequest as e:
+            if e.status != 404:
+                log.warning("room %s: fan-out message refused: %s", room_id, e)
+                return
+            self._rooms.pop(room_id, None)
+            self._locks.pop(room_id, None)
+            for conn in self._connections.pop(room_id, ()):
+                conn.send({"type": "error", "error": str(e), "status": 404})
+                conn.finish(4404)
+        except Exception:
+            log.exception("room %s: a fan-out message failed", room_id)
+
+    async def _resync(self, room_id: str) -> None:
+        self._deliver(room_id, await self.room(room_id))
+
+    async def _on_room_message(self, room_id: str, message: dict) -> None:
         entry = self._rooms.get(room_id)
         if message.get("type") == "presence":
             if entry is not None:
@@ -336,9 +426,15 @@ class LiveRooms:
         return removed
 
     async def sweep_forever(self) -> None:
+        """Sweep every ``sweep_seconds``; a failed sweep is logged and the next one runs
+        (one error must not end expiry for good)."""
         while True:
-            await asyncio.sleep(max(1.0, min(self.ttl_seconds / 4, 3600.0)))
-            await self.sweep()
+            await asyncio.sleep(self.sweep_seconds)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweeping idle rooms failed; trying again in %.0f s",
+                              self.sweep_seconds)
 
     # -- the WebSocket ----------------------------------------------------------------
 
@@ -367,10 +463,12 @@ class LiveRooms:
         except WebSocketDisconnect as e:  # the client left, or sent too much (1008)
             conn.finish(e.code)
         finally:
-            if registered:
-                self._connections[room_id].discard(conn)
-                if not self._connections[room_id]:
+            held = self._connections.get(room_id)  # None once the room is gone
+            if registered and held is not None:
+                held.discard(conn)
+                if not held:
                     del self._connections[room_id]
+            if registered:
                 await self._presence(room_id, conn.seat, False)
             with contextlib.suppress(Exception):  # a client gone cannot be written to
                 await asyncio.wait_for(writer, 5)
@@ -394,7 +492,7 @@ class LiveRooms:
         try:
             if not conn.bucket.take():  # every frame counts, readable or not
                 conn.refusals += 1
-                if conn.refusals > 200:
+                if conn.refusals > self.limits.max_refusals:
                     raise WebSocketDisconnect(1008)
                 raise BadRequest("too many messages: slow down", status=429)
             if unreadable is not None:
@@ -490,7 +588,10 @@ class LiveRooms:
     async def http_join(self, request: Request) -> JSONResponse:
         body = await params.body_object(request)
         invite = params.text(body, "invite", max_length=200)
-        entry, token = await self.join(request.path_params["room"], invite)
+        token = body.get("token")
+        if token is not None and not isinstance(token, str):
+            raise BadRequest("'token' must be 22 to 200 characters of A-Z a-z 0-9 _ -")
+        entry, token = await self.join(request.path_params["room"], invite, token)
         watch = _links(request, entry.state.record.id)["watch"]
         return JSONResponse({"room": entry.state.record.id, "seat": "guest",
                              "color": entry.state.color_of("guest"), "token": token,

@@ -87,7 +87,9 @@ class RoomState:
     draw_offer: str | None = None  # the colour that offers a draw
     rematch_offer: str | None = None  # the seat that asks for a rematch
     finished: list[FinishedGame] = field(default_factory=list)
-    move_ids: dict[tuple[str, str], int] = field(default_factory=dict)  # (seat, id) -> version
+    # (game number, seat, id) -> (version, move): a retried id answers its move's version;
+    # keyed by game so that a bot numbering its moves per game starts afresh at a rematch
+    move_ids: dict[tuple[int, str, str], tuple[int, str]] = field(default_factory=dict)
     touched: int = 0
 
     def __post_init__(self) -> None:
@@ -117,13 +119,20 @@ class RoomState:
     def decide(self, seat: str | None, action: str, move: str | None = None,
                move_id: str | None = None, now: int = 0) -> dict | int:
         """The event that ``seat``'s ``action`` makes, or the version of the event a
-        repeated move (same seat and ``move_id``) already made. Raises ``Refused``."""
+        repeated move (same game, seat, ``move_id`` and move) already made. Raises
+        ``Refused`` (409 for an id already used for another move in this game)."""
         if seat not in SEATS:
             raise Refused("watchers cannot play: open the room with a seat's link", 403)
         if action not in ACTIONS:
             raise Refused(f"unknown action {action!r}", 400)
-        if action == "move" and move_id is not None and (seat, move_id) in self.move_ids:
-            return self.move_ids[seat, move_id]
+        if action == "move" and move_id is not None:
+            done = self.move_ids.get((self.number, seat, move_id))
+            if done is not None:
+                version, played = done
+                if not _same_move(move, played):
+                    raise Refused(f"move id {move_id!r} was already used for {played} "
+                                  "in this game", 409)
+                return version
         color = self.color_of(seat)
         base = {"kind": action, "v": self.version + 1, "at": now, "seat": seat, "color": color}
         if action == "rematch":
@@ -178,7 +187,8 @@ class RoomState:
             self.game.play(event["move"])
             self.draw_offer = None  # a move answers an offer by playing on
             if event.get("id") is not None:
-                self.move_ids[event["seat"], event["id"]] = event["v"]
+                self.move_ids[self.number, event["seat"], event["id"]] = (event["v"],
+                                                                          event["move"])
             end = self.game.outcome()
             if end is not None:
                 self._end(at, _winner(end.result, self.to_move()), end.reason)
@@ -263,6 +273,19 @@ class RoomState:
             "finished": [{"game": g.number, "white": g.white, "plies": len(g.moves),
                           "over": g.over} for g in self.finished],
         }
+
+
+def _same_move(sent: str | None, played: str) -> bool:
+    """Whether ``sent`` names the move ``played`` (as written in the event): the
+    notation read loosely as ``parse_move`` reads it, removals in any order."""
+    if not sent:
+        return False
+
+    def key(text: str) -> tuple[str, frozenset[str]]:
+        head, *removed = text.strip().lower().split("x")
+        return head, frozenset(removed)
+
+    return key(sent) == key(played)
 
 
 def _winner(result_for_mover: Result, mover: str) -> str | None:
