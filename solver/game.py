@@ -10,7 +10,7 @@ Malom's player uses 50).
 from __future__ import annotations
 
 from .drawrules import DEFAULT_LIMIT, check_limit
-from .errors import IllegalMoveError, MorrisError
+from .errors import IllegalMoveError, MorrisError, quoted
 from .position import Position
 from .rules import Move, Outcome, legal_moves, parse_move, play, terminal
 from .values import Result
@@ -76,7 +76,7 @@ class Game:
         """Play a move (a ``Move`` or its notation) and return the new position."""
         end = self.outcome()
         if end:
-            text = move if isinstance(move, str) else move.text(self.position.board)
+            text = quoted(move) if isinstance(move, str) else move.text(self.position.board)
             raise IllegalMoveError(f"illegal move {text}: the game is over ({end.reason})")
         if isinstance(move, str):
             move = parse_move(move, self.position)

@@ -15,10 +15,9 @@ import re
 from dataclasses import dataclass
 
 from .board import Board
-from .errors import IllegalMoveError, PositionError
+from .errors import MAX_DIGITS, IllegalMoveError, PositionError, quoted, whole_number
 from .variants import Variant, get_variant
 
-_HAND = re.compile(r"h:(-?\d+),(-?\d+)")
 _COUNT = re.compile(r"(?:^|\s)c:(\S*)")
 
 
@@ -28,9 +27,11 @@ def split_count(text: str) -> tuple[str, int | None]:
     found = _COUNT.search(text)
     if found is None:
         return text, None
-    if not found.group(1).isdigit():
-        raise PositionError(f"the count c:{found.group(1)} is not a number of plies")
-    return (text[: found.start()] + " " + text[found.end() :]).strip(), int(found.group(1))
+    count = whole_number(found.group(1))
+    if count is None:
+        raise PositionError(f"the count {quoted(found.group(0).strip())} is not a number of "
+                            f"plies (at most {MAX_DIGITS} digits 0-9)")
+    return (text[: found.start()] + " " + text[found.end() :]).strip(), count
 
 
 @dataclass(frozen=True)
@@ -219,9 +220,10 @@ def _parse_position_text(text: str, variant: Variant) -> Position:
         elif low in ("w", "b"):
             key = "side"
         else:
-            raise PositionError(f"unexpected {token!r} in position text ({example})")
+            raise PositionError(f"unexpected {quoted(token)} in position text ({example})")
         if key in fields:
-            raise PositionError(f"{token!r} repeats a field of the position text ({example})")
+            raise PositionError(f"{quoted(token)} repeats a field of the position text "
+                                f"({example})")
         fields[key] = low
     required = (("w", "W:"), ("b", "B:"), ("side", "w or b"))
     missing = [name for key, name in required if key not in fields]
@@ -235,7 +237,8 @@ def _parse_position_text(text: str, variant: Variant) -> Position:
         for name in filter(None, fields[key][2:].split(",")):
             if name not in board.index_of:
                 raise PositionError(
-                    f"unknown point {name!r} (the {board.name} board has {' '.join(board.points)})"
+                    f"unknown point {quoted(name)} (the {board.name} board has "
+                    f"{' '.join(board.points)})"
                 )
             if name in seen:
                 if seen[name] == side:
@@ -245,19 +248,27 @@ def _parse_position_text(text: str, variant: Variant) -> Position:
             mask |= 1 << board.index_of[name]
         masks[key] = mask
 
-    white_hand = black_hand = 0
-    if "h" in fields:
-        match = _HAND.fullmatch(fields["h"])
-        if not match:
-            raise PositionError(
-                f"bad stones in hand {fields['h']!r}: write h:<White's>,<Black's>, e.g. h:7,7"
-            )
-        white_hand, black_hand = int(match[1]), int(match[2])
+    white_hand, black_hand = _hands(fields["h"]) if "h" in fields else (0, 0)
     position = Position(
         variant, masks["w"], masks["b"], white_hand, black_hand, fields["side"] == "w"
     )
     position.validate()
     return position
+
+
+def _hands(field: str) -> tuple[int, int]:
+    """White's and Black's stones in hand from ``h:W,B``: whole numbers, a minus sign
+    let through for ``validate`` to say that a hand cannot be negative."""
+    hands = []
+    for part in field[2:].split(",") if field.count(",") == 1 else []:
+        number = whole_number(part.removeprefix("-"))
+        if number is None:
+            break
+        hands.append(-number if part.startswith("-") else number)
+    if len(hands) != 2:
+        raise PositionError(f"bad stones in hand {quoted(field)}: write h:<White's>,<Black's> "
+                            f"in digits 0-9, e.g. h:7,7")
+    return hands[0], hands[1]
 
 
 def _parse_move_list(text: str, variant: Variant) -> Position:

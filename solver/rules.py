@@ -26,11 +26,14 @@ import re
 from dataclasses import dataclass
 
 from .board import Board
-from .errors import IllegalMoveError
+from .errors import DIGITS, IllegalMoveError, quoted
 from .position import Position
 from .values import Result
 
-_MOVE = re.compile(r"([a-z]\d+)(?:-([a-z]\d+))?((?:x[a-z]\d+)*)")
+# a point is a letter and digits (``whole_number``'s rule); at most 3 removals (no rule
+# removes more than 2), so move text that matches is short enough to repeat in a message
+_POINT = f"[a-z]{DIGITS}"
+_MOVE = re.compile(f"({_POINT})(?:-({_POINT}))?((?:x{_POINT}){{0,3}})")
 
 
 @dataclass(frozen=True)
@@ -126,11 +129,11 @@ def successors(position: Position) -> list[tuple[Move, Position]]:
 def parse_move(text: str, position: Position) -> Move:
     """The legal move ``text`` names in ``position``; ``IllegalMoveError`` says why not."""
     board = position.board
-    match = _MOVE.fullmatch(text.strip().lower())
+    text = text.strip()
+    match = _MOVE.fullmatch(text.lower())
     if not match:
-        raise IllegalMoveError(
-            f"cannot read move {text!r}: write d6 (place), d6-d5 (move), d6-d5xa1 (and remove)"
-        )
+        raise IllegalMoveError(f"cannot read move {quoted(text)}: write d6 (place), d6-d5 "
+                               "(move), d6-d5xa1 (and remove)")
     head, tail, removed = match[1], match[2], match[3].split("x")[1:]
     index = board.index_of
     for name in (head, tail, *removed):

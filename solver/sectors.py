@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .errors import quoted, whole_number
 from .variants import Variant
 
 Sector = tuple[int, int, int, int]
@@ -32,12 +33,12 @@ def parse_sector_key(key: str) -> Sector:
 def parse_sector(text: str) -> Sector:
     """A sector as users write it: ``W-B-WF-BF``, or ``W-B`` for the moving phase
     (``_`` works as the separator too). Raises ValueError saying what is expected."""
-    parts = text.replace("_", "-").split("-")
-    if len(parts) in (2, 4) and all(p.isdigit() for p in parts):
-        w, b, wf, bf = (int(p) for p in parts + ["0"] * (4 - len(parts)))
+    numbers = [whole_number(p) for p in text.replace("_", "-").split("-")]
+    if len(numbers) in (2, 4) and None not in numbers:
+        w, b, wf, bf = numbers + [0] * (4 - len(numbers))
         return (w, b, wf, bf)
     raise ValueError(
-        f"bad sector {text!r}: expected W-B-WF-BF (stones on the board and in hand of the "
+        f"bad sector {quoted(text)}: expected W-B-WF-BF (stones on the board and in hand of the "
         f"side to move and the other side), or W-B for the moving phase, e.g. 5-4"
     )
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -25,7 +27,7 @@ import numpy as np
 
 from .board import BOARDS
 from .drawrules import MAX_LIMIT
-from .errors import MorrisError
+from .errors import DIGITS, MorrisError, quoted
 from .sectors import Sector, parse_sector_key, sector_key, sector_name
 from .sharing import shared
 from .variants import Variant, get_variant
@@ -43,8 +45,8 @@ _CHUNK = 1 << 20
 # solve its current sector.
 LOCK_WAIT_SECONDS = 300.0
 SECTORS = "sectors"  # the layer of the game's own values (uint16 codes, ``values``)
-_SECTOR_NAME = re.compile(r"\d+_\d+_\d+_\d+")
-_RULE_LAYER_NAME = re.compile(r"L([1-9]\d*)")
+_SECTOR_NAME = re.compile("_".join([DIGITS] * 4))
+_RULE_LAYER_NAME = re.compile(r"L([1-9][0-9]{0,2})")
 _Read = TypeVar("_Read")
 
 
@@ -65,6 +67,43 @@ def default_table_path(variant: Variant | str) -> Path:
 
 class TableError(MorrisError):
     """A missing, foreign or damaged table file."""
+
+
+# What h5py raises where a file's bytes make no sense, by the call that meets them: a
+# damaged object header is a KeyError on opening the object, a damaged group a
+# RuntimeError on listing it, a failed checksum an OSError; ValueError and TypeError
+# come from attributes and datatypes that no longer decode.
+_DAMAGE = (OSError, KeyError, RuntimeError, ValueError, TypeError)
+
+
+@contextmanager
+def _damage_is_table_error(what: str) -> Iterator[None]:
+    """Inside, an error of ``_DAMAGE`` is a one-line ``TableError`` saying ``what`` is
+    damaged; a ``TableError`` (a ValueError too) from the checks inside goes through.
+    Only reads of the file go inside, so a bug elsewhere still shows its traceback."""
+    try:
+        yield
+    except MorrisError:
+        raise
+    except _DAMAGE as e:
+        reason = " ".join(str(e).split()) or type(e).__name__
+        raise TableError(f"{what} ({reason})") from None
+
+
+def _refuse_unless_regular(path: Path) -> None:
+    """A TableError unless ``path`` is a regular file (or a link to one), before anything
+    opens it: reading a FIFO or a device waits forever or never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TableError(f"no table file at {path}") from None
+    except OSError as e:  # a name too long, a folder that is not one, no permission
+        raise TableError(f"cannot read {quoted(str(path), 200)}: {e.strerror}") from None
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+                if stat.S_ISSOCK(mode) else "not a regular file")
+        raise TableError(f"{path} is {kind}, not a table file")
 
 
 def _is_lock_conflict(error: OSError) -> bool:
@@ -115,19 +154,13 @@ class TableFile:
         crafted or foreign file is one ``TableError`` naming the file and the problem,
         never an exception deep in a reader. Only the codes are left to ``_read``."""
         path = Path(path)
-        if not path.exists():
-            raise TableError(f"no table file at {path}")
-        try:
+        _refuse_unless_regular(path)
+        with _damage_is_table_error(f"{path} is not a readable HDF5 table file"):
             f = _h5(path, "r")
-        except OSError as e:
-            raise TableError(f"{path} is not a readable HDF5 table file ({e})") from None
-        with f:
-            try:
-                attrs = dict(f.attrs)
-                rules, variant = _checked_rules(path, attrs)
-                _check_layers(path, f, variant)
-            except OSError as e:
-                raise TableError(f"{path} is damaged ({e})") from None
+        with f, _damage_is_table_error(f"{path} is a damaged table file"):
+            attrs = dict(f.attrs)
+            rules, variant = _checked_rules(path, attrs)
+            _check_layers(path, f, variant)
         return cls(path, variant, rules, attrs)
 
     @classmethod
@@ -169,7 +202,7 @@ class TableFile:
     def sectors(self, layer: str = SECTORS) -> dict[Sector, dict]:
         """Every complete sector of a layer with its stored statistics (a shared sector's
         from the file it links to)."""
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             found = {}
             for name in f.get(layer, {}):
                 if not name.startswith(_TMP_PREFIX):
@@ -180,7 +213,7 @@ class TableFile:
 
     def shared_sectors(self) -> dict[Sector, Path]:
         """The sectors this file links to in other files (``sharing``), with the file."""
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             group = f[SECTORS]
             return {
                 parse_sector_key(name): self._link_target(link)
@@ -203,6 +236,13 @@ class TableFile:
             if key in group:
                 del group[key]
             group[key] = h5py.ExternalLink(target, f"/{SECTORS}/{key}")
+
+    @contextmanager
+    def _reading(self) -> Iterator[h5py.File]:
+        """The file open for reading, any damage met inside one ``TableError`` line."""
+        with _damage_is_table_error(f"{self.path} is a damaged table file"):
+            with _h5(self.path, "r") as f:
+                yield f
 
     def _link_target(self, link: h5py.ExternalLink) -> Path:
         return (self.path.parent / link.filename).resolve()
@@ -235,17 +275,17 @@ class TableFile:
     def sector_set(self, layer: str = SECTORS) -> set[Sector]:
         """The complete sectors, without reading their statistics (``sectors`` reads
         every attribute: a second for Nine Men's Morris' 318 sectors)."""
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             names = f.get(layer, {})
             return {parse_sector_key(n) for n in names if not n.startswith(_TMP_PREFIX)}
 
     def layers(self) -> list[str]:
         """The layers the file holds: ``SECTORS``, then the draw-rule layers."""
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             return [SECTORS, *(f"draw_rules/{n}" for n in f.get("draw_rules", {}))]
 
     def has_sector(self, sector: Sector, layer: str = SECTORS) -> bool:
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             return self._dataset(f, layer, sector) is not None
 
     def read_sector(self, sector: Sector, layer: str = SECTORS) -> np.ndarray:
@@ -255,7 +295,7 @@ class TableFile:
     def chunk_slots(self, sector: Sector, layer: str = SECTORS) -> int | None:
         """Slots per HDF5 chunk of a stored sector (the unit ``read_chunks`` reads), or
         None if the file has no such sector."""
-        with _h5(self.path, "r") as f:
+        with self._reading() as f:
             ds = self._dataset(f, layer, sector)
             if ds is None:
                 return None
@@ -288,17 +328,13 @@ class TableFile:
         """``read`` of the sector's dataset: the one place the codes are read, so an
         error HDF5 reports only then (a failed checksum, bytes that do not decompress)
         is a TableError naming the sector and the file, whoever reads."""
-        try:
+        with _damage_is_table_error(f"sector {sector_name(sector)} of {self.path} is damaged"):
             with _h5(self.path, "r") as f:
                 ds = self._dataset(f, layer, sector)
                 if ds is None:
                     raise TableError(f"{self.path} has no sector {sector_name(sector)}"
                                      + ("" if layer == SECTORS else f" in {layer}"))
                 return read(ds)
-        except OSError as e:
-            raise TableError(
-                f"sector {sector_name(sector)} of {self.path} is damaged ({e})"
-            ) from None
 
     def write_sector(
         self, sector: Sector, codes: np.ndarray, stats: dict, layer: str = SECTORS

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from .board import BOARDS, Board
-from .errors import MorrisError
+from .errors import MorrisError, quoted
 
 
 class UnknownVariantError(MorrisError):
@@ -69,4 +69,4 @@ def get_variant(name: str | Variant) -> Variant:
         return VARIANTS[name]
     except KeyError:
         known = ", ".join(VARIANTS)
-        raise UnknownVariantError(f"unknown variant {name!r} (known: {known})") from None
+        raise UnknownVariantError(f"unknown variant {quoted(name)} (known: {known})") from None
