@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 
@@ -44,6 +45,8 @@ def info_command(path, as_json, stats_file):
     table = TableFile.open(path)
     sectors = table.sectors()
     if stats_file is not None:
+        if os.path.exists(stats_file) and not os.path.isfile(stats_file):  # a FIFO: waits
+            raise click.ClickException(f"--check-stats: {stats_file} is not a regular file")
         expected, stats_name = statistics_named(stats_file)
         actual = table_statistics(table)
         problems = compare_statistics(expected, actual)

@@ -18,7 +18,7 @@ from morris_solver.probe import Tablebase
 from morris_solver.rules import phase
 from morris_solver.values import Result
 
-from .common import load_variant
+from .common import WholeNumber, load_variant
 from .probe import db_option, echo_evaluation, move_limit_option, open_tablebase
 
 HELP = """Commands:
@@ -99,6 +99,9 @@ class Session:
             except click.ClickException as err:
                 click.echo(f"no evaluation: {err.message}")
                 return
+            except MorrisError as err:  # a --db file that is missing, damaged or a FIFO
+                click.echo(f"no evaluation: {err}")
+                return
         pos = self.game.position
         try:
             echo_evaluation(pos, self.tables.evaluate(pos))
@@ -144,7 +147,8 @@ class Session:
     "(morris solve VARIANT --draw-rules --move-limit N).",
 )
 @move_limit_option
-@click.option("--seed", type=int, default=None, help="Seed of the engine's random choices.")
+@click.option("--seed", type=WholeNumber(0, 2**64 - 1), default=None,
+              help="Seed of the engine's random choices.")
 def play(
     variant: str,
     db: Path | None,

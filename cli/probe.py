@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
 from morris_solver.position import Position
 from morris_solver.probe import (
     DEFAULT_CACHE_BYTES,
@@ -25,7 +25,7 @@ from morris_solver.storage import default_table_path
 from morris_solver.values import Result
 from morris_solver.variants import Variant
 
-from .common import load_counted_position
+from .common import WholeNumber, load_counted_position
 
 db_option = click.option(
     "--db",
@@ -43,10 +43,10 @@ def open_tablebase(
     position the file lacks is searched (``Tablebase``), loading the moving phase first
     with a progress bar."""
     path = db if db is not None else default_table_path(variant)
-    if not path.exists():
-        hint = "" if db is not None else f"; run 'morris solve {variant.name}' to generate it"
-        raise click.ClickException(f"no table file at {path}{hint}")
-    tb = Tablebase.open(path, cache_bytes)
+    if db is None and not path.exists():
+        raise click.ClickException(f"no table file at {path}; run 'morris solve "
+                                   f"{variant.name}' to generate it")
+    tb = Tablebase.open(path, cache_bytes)  # any other path: TableFile.open says what is wrong
     if tb.variant != variant:
         raise click.ClickException(
             f"{path} holds tables of {tb.variant.name}, not of {variant.name}"
@@ -94,7 +94,7 @@ draw_rules_option = click.option(
     "end in c:N, the moving plies since the last capture (default 0).",
 )
 move_limit_option = click.option(
-    "--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
+    "--move-limit", type=WholeNumber(1, MAX_LIMIT), default=DEFAULT_LIMIT, show_default=True,
     help="With --draw-rules: moving plies without a capture that draw the game.",
 )
 

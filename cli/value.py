@@ -14,8 +14,11 @@ from morris_solver.search import DEFAULT_TT_ENTRIES, Metric, SearchResult, searc
 from morris_solver.values import Result, Value
 from morris_solver.variants import Variant
 
-from .common import load_variant
+from .common import FiniteFloat, WholeNumber, load_variant
 from .probe import db_option, move_limit_option, open_tablebase
+
+MAX_CACHE_GIB = 1024  # beyond any machine's memory; int(GiB * 2**30) stays exact
+MAX_TT_ENTRIES = 10**10  # 210 GB of transposition table
 
 
 def start_value_from_tables(variant: Variant, db: Path | None) -> Value:
@@ -84,7 +87,7 @@ def describe(variant: Variant, value: Value) -> str:
 )
 @click.option(
     "--cache-gib",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloat(0, MAX_CACHE_GIB, low_open=True),
     default=DEFAULT_CACHE_BYTES / 2**30,
     show_default=True,
     help="Memory for loaded sectors, in GiB; beyond it the least recently used are "
@@ -94,7 +97,7 @@ def describe(variant: Variant, value: Value) -> str:
 )
 @click.option(
     "--tt-entries",
-    type=click.IntRange(min=1),
+    type=WholeNumber(1, MAX_TT_ENTRIES),
     default=DEFAULT_TT_ENTRIES,
     show_default=True,
     help="With --search: positions the transposition table holds at most (at most 21 "

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from morris_solver.drawrules import DEFAULT_LIMIT
+from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
 from morris_solver.sectors import sector_name
 from morris_solver.verify import SectorResult, verify_table
 
-from .common import parse_sector_option
+from .common import WholeNumber, parse_sector_option
 
 
 def _echo_result(result: SectorResult) -> None:
@@ -35,10 +35,11 @@ def _echo_result(result: SectorResult) -> None:
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--sector", "sector_text", metavar="W-B-WF-BF", help="Verify only this sector.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-@click.option("--threads", type=int, help="Numba threads (default: all cores).")
+@click.option("--threads", type=WholeNumber(1, 1024), help="Numba threads (default: all cores).")
 @click.option("--draw-rules", is_flag=True,
               help="Verify the values under the move-limit draw rule instead.")
-@click.option("--move-limit", type=int, default=DEFAULT_LIMIT, show_default=True,
+@click.option("--move-limit", type=WholeNumber(1, MAX_LIMIT), default=DEFAULT_LIMIT,
+              show_default=True,
               help="With --draw-rules: the limit whose values to verify.")
 def verify(path: Path, sector_text: str | None, as_json: bool, threads: int | None,
            draw_rules: bool, move_limit: int) -> None:
