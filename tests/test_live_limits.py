@@ -162,6 +162,8 @@ def test_room_creation_is_limited_over_all_addresses():
 
     asyncio.run(run())
     asyncio.run(store.close())
+    derived = Limits(rooms_per_minute=3, room_burst=2)  # an operator's rate, scaled
+    assert (derived.all_rooms_per_minute, derived.all_room_burst) == (30, 20)
 
 
 def test_a_client_that_reads_nothing_is_closed_with_1013(app, monkeypatch):
