@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import math
+import socket
 from pathlib import Path
 
 import click
@@ -27,6 +29,32 @@ def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
     return tables
 
 
+class FiniteRange(click.FloatRange):
+    """A float in a range, never ``nan`` (which every comparison lets through)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The socket the server will accept on, bound now: a port in use, or an address
+    this machine does not have, fails here with one line, before anything is served."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise click.ClickException(f"cannot listen on {host}:{port}: "
+                                   f"{e.strerror or e}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 @click.command()
 @click.option("--db", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="A table file to serve (repeatable; default: every data/VARIANT.h5).")
@@ -39,14 +67,18 @@ def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
 @click.option("--redis", metavar="URL",
               help="Keep the rooms in Redis instead (redis://host:6379/0), so that several "
               "server processes behind a load balancer share them.")
-@click.option("--room-days", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
-              help="Remove rooms untouched for this many days.")
-@click.option("--rooms-per-minute", type=click.FloatRange(min=0.01), default=10.0,
+@click.option("--room-days", type=FiniteRange(min=0.001, max=3650), default=30.0,
+              show_default=True, help="Remove rooms untouched for this many days.")
+@click.option("--rooms-per-minute", type=FiniteRange(min=0.01, max=10_000), default=10.0,
               show_default=True,
               help="Rooms one client address may create a minute on average (twice as many "
               "at once); more are refused with 429.")
+@click.option("--forwarded-allow-ips", metavar="IPS",
+              help="Behind a reverse proxy: the proxy's addresses (comma-separated, or *), "
+              "whose X-Forwarded-For header gives the client's address for the room limit. "
+              "Without it the header is ignored: any client could set it.")
 def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis: str | None,
-          room_days: float, rooms_per_minute: float) -> None:
+          room_days: float, rooms_per_minute: float, forwarded_allow_ips: str | None) -> None:
     """Serve an analysis board for every variant with tables: click to place, move and
     remove stones, see the value of the position and of every legal move, play against
     the engine, on one device, or with a friend by link in a live room (any variant,
@@ -78,6 +110,25 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     kept = f"Redis at {redis}" if redis else str(rooms)
-    click.echo(f"serving {', '.join(tables)} at http://{host}:{port}/, rooms in {kept} "
-               "(Ctrl-C stops)")
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=65536)
+    sock = listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    serving = (f"serving {', '.join(tables)} at http://{shown}:{sock.getsockname()[1]}/, "
+               f"rooms in {kept} (Ctrl-C stops)")
+
+    class Server(uvicorn.Server):
+        """Says "serving" once the app has started and accepts on the socket."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                click.echo(serving)
+
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=65536,
+                            proxy_headers=forwarded_allow_ips is not None,
+                            forwarded_allow_ips=forwarded_allow_ips)
+    try:
+        Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
