@@ -145,10 +145,10 @@ def test_two_server_processes_share_a_room_through_redis(table_paths, redis_url)
         black = Player(ports[1], room, guest["token"])
         assert white.state["seats"]["black"]["taken"]
         deadline = time.monotonic() + 10  # the other process's seat shows as connected
-        while not white.state["seats"]["black"]["connected"]:
-            presence = white.next("presence")
-            if presence["connected"]["black"] or time.monotonic() > deadline:
-                break
+        connected = white.state["seats"]["black"]["connected"]
+        while not connected and time.monotonic() < deadline:
+            connected = white.next("presence")["connected"]["black"]
+        assert connected
         for mover, waiter, text, move_id in ((white, black, "b2", "1"), (black, white, "a1", "2"),
                                              (white, black, "c3", "3")):
             mover.move(text, move_id)
