@@ -256,7 +256,7 @@ def test_redis_a_dead_process_seats_go_offline_and_are_fanned_out(redis_url):  #
             start = time.monotonic()
             gone = (ROOM, {"type": "presence", "seats": {"host": True, "guest": False}})
             await eventually(lambda: gone in seen, seconds=4)
-            assert time.monotonic() - start < 1 + 1 / 3 + 0.5
+            assert time.monotonic() - start < 2  # 1 s, then a refresh (1/3 s) notices
             assert await alive.presence(ROOM) == {"host": True, "guest": False}
             await asyncio.sleep(0.8)  # the live process's own seat stays
             assert await alive.presence(ROOM) == {"host": True, "guest": False}
