@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import math
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -86,7 +87,7 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     The page's JSON API is documented in docs/web.md and docs/live.md. Stop with
     Ctrl-C."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (run_server needs it: said here, in one line)
 
         from morris_cli.web.app import create_app
         from morris_cli.web.live import Limits
@@ -110,18 +111,27 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
     kept = f"Redis at {redis}" if redis else str(rooms)
-    sock = listen(host, port)
     shown = f"[{host}]" if ":" in host else host
-    serving = (f"serving {', '.join(tables)} at http://{shown}:{sock.getsockname()[1]}/, "
+    run_server(app, host, port, forwarded_allow_ips,
+               lambda bound: f"serving {', '.join(tables)} at http://{shown}:{bound}/, "
                f"rooms in {kept} (Ctrl-C stops)")
 
-    class Server(uvicorn.Server):
-        """Says "serving" once the app has started and accepts on the socket."""
 
+def run_server(app, host: str, port: int, forwarded_allow_ips: str | None,
+               serving: Callable[[int], str]) -> None:
+    """Serve ``app`` on ``host:port`` until Ctrl-C, and print ``serving(port bound)``
+    only once the app has started and the socket accepts (a port in use fails before,
+    in one line). X-Forwarded-For is believed only from ``forwarded_allow_ips``."""
+    import uvicorn
+
+    sock = listen(host, port)
+    line = serving(sock.getsockname()[1])
+
+    class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started:
-                click.echo(serving)
+                click.echo(line)
 
     config = uvicorn.Config(app, log_level="warning", ws_max_size=65536,
                             proxy_headers=forwarded_allow_ips is not None,

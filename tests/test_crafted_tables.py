@@ -97,7 +97,8 @@ def _run(command: str, path: Path, monkeypatch):
     if command == "serve":
         pytest.importorskip("uvicorn")
         pytest.importorskip("starlette")
-        monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
+        monkeypatch.setattr("morris_cli.serve.run_server",
+                            lambda *a, **k: pytest.fail("the server started"))
     args = [a.format(path=path) for a in COMMANDS[command]]
     return CliRunner().invoke(main, args)
 

@@ -260,11 +260,28 @@ def test_a_damaged_file_is_one_line_in_the_commands(table_paths, tmp_path, comma
 def test_a_damaged_file_is_one_line_in_serve(table_paths, tmp_path, monkeypatch):
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette")
-    monkeypatch.setattr("uvicorn.run", lambda *a, **k: None)
+    monkeypatch.setattr("morris_cli.serve.run_server", lambda *a, **k: None)
     for path in damaged_copies(table_paths["three"], tmp_path, 4, seed=12):
         result = run("serve", "--db", str(path))
         if result.exit_code != 0:
             assert str(path) in error_line(result)
+
+
+def test_a_zeroed_attribute_heap_is_refused_not_looped_on(table_paths, tmp_path):
+    """HDF5 loops forever reading an attribute whose global heap holds a zeroed object
+    header (4 KB zeroed at byte 2263 of a six.h5 did it); in a child process, so that
+    a regression fails on the timeout instead of hanging the tests."""
+    data = bytearray(table_paths["three"].read_bytes())
+    heap = data.index(b"GCOL\x01")
+    data[heap + 16 : heap + 32] = bytes(16)  # the heap's first object header
+    path = tmp_path / "three.h5"
+    path.write_bytes(bytes(data))
+    script = ("import sys; from click.testing import CliRunner; from morris_cli.main import main; "
+              "print(CliRunner().invoke(main, ['info', sys.argv[1]]).output)")
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == (f"Error: {path} is a damaged table file (a global heap of "
+                                   f"its attributes is zeroed at byte {heap + 16})")
 
 
 # -- item 11: only a regular file is a table file ----------------------------------------
