@@ -145,6 +145,8 @@ class RedisRoomStore(RoomStore):
         try:
             fanned = json.loads(data)
             room_id, message = fanned["room"], fanned["message"]
+            if not isinstance(message, dict):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
             log.error("ignored a malformed message on %s: %.200r", CHANNEL, data)
             return
