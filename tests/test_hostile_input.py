@@ -239,8 +239,8 @@ def test_a_damaged_file_reads_right_or_is_one_line(table_paths, tmp_path):
             found = what_the_commands_read(path, positions)
         except TableError as e:
             message = str(e)
-            assert "\n" not in message and str(path) in message and "damaged" in message or \
-                "not a readable HDF5 table file" in message, message
+            assert "\n" not in message and str(path) in message, message
+            assert "damaged" in message or "not a readable HDF5 table file" in message, message
             outcomes["refused"] += 1
         else:
             assert found == expected, path
