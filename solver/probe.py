@@ -22,10 +22,13 @@ table for the ``Tablebase``'s life, so the later positions of a game are cheap;
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
+import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -71,6 +74,18 @@ class MissingSectorError(TableError):
     def __init__(self, message: str, sector: Sector):
         super().__init__(message)
         self.sector = sector
+
+
+class SearchStopped(MorrisError):
+    """A placement search stopped before its answer (it never answers a guess)."""
+
+
+class SearchTimeout(SearchStopped):
+    """A placement search ran past its time budget (``Tablebase.search_limits``)."""
+
+
+class SearchCancelled(SearchStopped):
+    """A placement search was cancelled (a web client that left)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +218,9 @@ class Tablebase:
         self.search_load_progress: Callable[[int, int], None] | None = None
         self._searched = [0, 0, 0.0, 0.0]  # positions, nodes, seconds, load seconds
         self._search_sectors: set[Sector] = set()  # found missing: searched from now on
+        # (deadline, its seconds, cancel flag) of the searches now run (``search_limits``)
+        self._search_limits: tuple[float | None, float | None, threading.Event | None] = (
+            None, None, None)
         self.whole_sector_after = whole_sector_after
         self._cache_bytes = cache_bytes
         self._rule_readers: dict[int, LayerReader] = {}  # by move limit
@@ -424,6 +442,13 @@ class Tablebase:
         return (self.search and not is_moving(missing.sector)
                 and missing.sector in self._reachable)
 
+    def may_search(self) -> bool:
+        """Whether some placement position is answered by search here: searching is on
+        and the file lacks a placement sector some game reaches (a server runs those
+        queries apart from the plain reads)."""
+        held = self._table.sector_set()
+        return self.search and any(not is_moving(s) and s not in held for s in self._reachable)
+
     @cached_property
     def _reachable(self) -> set[Sector]:
         return reachable_sectors(self._variant)
@@ -441,10 +466,35 @@ class Tablebase:
         self._search_sectors.add(missing.sector)
         return self._search_value(position, load)
 
+    @contextlib.contextmanager
+    def search_limits(self, seconds: float | None,
+                      cancel: threading.Event | None = None) -> Iterator[None]:
+        """Bound the placement searches run inside the block, so that a server's query
+        cannot hold its thread for minutes: ``seconds`` for them all, from now, then
+        ``SearchTimeout`` (one line saying how to get the answer at once); ``cancel``
+        set, ``SearchCancelled``. A stopped search leaves the searches after it exact."""
+        saved = self._search_limits
+        deadline = None if seconds is None else time.monotonic() + seconds
+        self._search_limits = (deadline, seconds, cancel)
+        try:
+            yield
+        finally:
+            self._search_limits = saved
+
     def _search_value(self, position: Position, load_seconds: float = 0.0) -> Value:
         """The search's value of ``position``, counted in ``search_totals`` with the
         ``load_seconds`` spent loading its tables just before."""
-        found = self.placement_search.search(position)
+        deadline, seconds, cancel = self._search_limits
+        try:
+            found = self.placement_search.search(position, deadline=deadline, cancel=cancel)
+        except SearchTimeout as e:
+            command = f"morris solve {self._variant.name} --phase placement"
+            if self.path.resolve() != default_table_path(self._variant).resolve():
+                command += f" --out {self.path}"
+            raise SearchTimeout(
+                f"the search took longer than {seconds:g} s ({e}; the file has no placement "
+                f"tables, so placement positions are searched): for exact answers at once, "
+                f"solve them with '{command}'") from None
         counts = (1, found.nodes, load_seconds + found.seconds,
                   load_seconds + found.load_seconds)
         self._searched = [a + b for a, b in zip(self._searched, counts, strict=True)]

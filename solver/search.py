@@ -63,7 +63,13 @@ from .movegen import (
     split_tables,
 )
 from .position import Position
-from .probe import MissingSectorError, Tablebase, widen_codes
+from .probe import (
+    MissingSectorError,
+    SearchCancelled,
+    SearchTimeout,
+    Tablebase,
+    widen_codes,
+)
 from .probe_kernels import code_at
 from .rules import terminal
 from .sectors import Sector, is_moving, sector_name, successors
@@ -88,6 +94,9 @@ _MOVE_ROWS = 9
 # (benchmarks/README.md, "Move order on Nine Men's Morris").
 DEFAULT_ORDER = 3
 DEFAULT_ETC_PLIES = 2
+# How often a search with a deadline or a cancel flag checks them (the kernel stops
+# within a node once told): a stopped search's thread is free this soon after.
+_LIMIT_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True)
@@ -465,6 +474,8 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
         if entering:
             d += 1
             continue
+        if state[_STOP] != 0:  # stopped: its children's scores are made up, store nothing
+            return 0
         best = f[_BEST]
         _store(tt_holder, f[_KEY], best, f[_ALPHA], f[_BETA], f[_LOWER], f[_UPPER], wdl, state,
                max_entries)
@@ -486,7 +497,7 @@ def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_boa
     frames[0, _ALPHA], frames[0, _BETA] = -1, 1
     score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
                      full_board_score, wdl, order, etc_plies, history)
-    if score != 0 and not wdl:
+    if score != 0 and not wdl and state[_STOP] == 0:
         frames[0] = root
         frames[0, _ALPHA], frames[0, _BETA] = -_INF, _INF
         score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
@@ -627,9 +638,13 @@ class PlacementSearch:
 
     def search(self, position: Position, *,
                progress: Callable[[int, int], None] | None = None,
-               progress_seconds: float = 1.0) -> SearchResult:
+               progress_seconds: float = 1.0, deadline: float | None = None,
+               cancel: threading.Event | None = None) -> SearchResult:
         """The value of ``position`` for the side to move (see ``search_value``);
-        loading what it needs first."""
+        loading what it needs first. Past ``deadline`` (a ``time.monotonic()`` time; the
+        loading is not limited) it raises ``SearchTimeout``, once ``cancel`` is set
+        ``SearchCancelled``: the kernel stops within a node, never with a guessed value,
+        and what the table learnt stays true (a stopped node stores nothing)."""
         tb = self.tb
         tb._check_variant(position)
         start = time.perf_counter()
@@ -642,6 +657,7 @@ class PlacementSearch:
         load_seconds = self.load(position)
         state = self._state
         state[_NODES] = state[_STOP] = state[_DAMAGED] = state[_MISSING] = 0
+        _check_limits(deadline, cancel, 0)
         mover, other = position.mover, position.other
         W, B = mover.bit_count(), other.bit_count()
         WF, BF = position.mover_hand, position.other_hand
@@ -661,14 +677,21 @@ class PlacementSearch:
             except BaseException as e:  # handed to the caller's thread
                 outcome["error"] = e
 
+        limited = deadline is not None or cancel is not None
         worker = threading.Thread(target=run, name="morris-search", daemon=True)
         worker.start()
         try:
+            next_report = time.monotonic() + progress_seconds
             while worker.is_alive():
-                worker.join(progress_seconds)
-                if progress is not None and worker.is_alive():
+                wait = max(next_report - time.monotonic(), 0.0)
+                worker.join(min(wait, _LIMIT_POLL_SECONDS) if limited else wait)
+                if not worker.is_alive():
+                    break
+                _check_limits(deadline, cancel, int(state[_NODES]))
+                if progress is not None and time.monotonic() >= next_report:
                     progress(int(state[_NODES]), int(state[_ENTRIES]))
-        except BaseException:  # Ctrl-C, or an error raised by ``progress``
+                    next_report = time.monotonic() + progress_seconds
+        except BaseException:  # past the limits, Ctrl-C, or an error raised by ``progress``
             state[_STOP] = 1
             worker.join()
             raise
@@ -685,6 +708,15 @@ class PlacementSearch:
         found = Value((Result.LOSS, Result.DRAW, Result.WIN)[score + 1]) if wdl else value_of(score)
         return SearchResult(found, nodes, time.perf_counter() - start, self.tt_entries,
                             load_seconds)
+
+
+def _check_limits(deadline: float | None, cancel: threading.Event | None, nodes: int) -> None:
+    """Raise ``SearchCancelled`` once ``cancel`` is set, ``SearchTimeout`` past
+    ``deadline``."""
+    if cancel is not None and cancel.is_set():
+        raise SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
+    if deadline is not None and time.monotonic() >= deadline:
+        raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
 
 
 def search_value(
