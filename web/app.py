@@ -7,7 +7,11 @@ is a 400 and a position whose sector no table file holds a 404, each as
 ``{"error": "one line"}``; nothing a client sends makes a 500. Table reads run on one
 thread of their own (a ``Tablebase`` serves one thread at a time, and a cold read of a
 large sector takes 0.4 s), so a slow probe never stalls the event loop that carries the
-live rooms.
+live rooms. Where a file lacks placement tables, queries about placement positions are
+answered by search (``Tablebase``): those run on a second thread with a Tablebase of
+their own, one at a time, each within ``search_seconds`` (past it a 503 saying how to get
+exact answers at once) and stopped when its client leaves, so plain reads never wait
+behind a search.
 
 ``/api/probe``    what ``morris probe --json`` prints: the value and every move's value
                   (with ``draw_rules=1`` and ``counter``: ``morris probe --draw-rules``'s).
@@ -27,6 +31,8 @@ import contextlib
 import logging
 import random
 import sys
+import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -34,8 +40,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -44,7 +50,13 @@ from morris_solver.engine import STRENGTHS, Engine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase, rule_evaluation_json
+from morris_solver.probe import (
+    MissingSectorError,
+    SearchCancelled,
+    SearchTimeout,
+    Tablebase,
+    rule_evaluation_json,
+)
 from morris_solver.review import review_game
 from morris_solver.rules import phase
 from morris_solver.storage import TableError
@@ -59,6 +71,8 @@ from .roomstore import RoomStore
 
 STATIC = resources.files(__package__) / "static"
 ROOM_TTL_DAYS = 30.0
+SEARCH_SECONDS = 20.0  # a query's placement searches in all, then a 503
+DISCONNECT_POLL_SECONDS = 0.2  # how often a search's client is checked for having left
 T = TypeVar("T")
 log = logging.getLogger("morris.web")
 
@@ -78,20 +92,70 @@ def open_room_store(rooms: str | Path | None, redis: str | None,
 
 def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
                redis: str | None = None, room_ttl_days: float = ROOM_TTL_DAYS,
-               limits: Limits | None = None) -> Starlette:
+               limits: Limits | None = None,
+               search_seconds: float = SEARCH_SECONDS) -> Starlette:
     """The app serving the table files ``tables`` (by variant name), with live rooms kept
     in the SQLite file ``rooms`` or in Redis at ``redis``. Variants without a table can
-    still be played on the page and in rooms, without values."""
+    still be played on the page and in rooms, without values. A query that searches
+    (a file without placement tables) is stopped after ``search_seconds``."""
     bases = {name: Tablebase.open(path) for name, path in tables.items()}
     for name, tb in bases.items():
         if tb.variant.name != name:
             raise MorrisError(f"{tb.path} holds tables of {tb.variant.name}, not of {name}")
+    # files that search: a Tablebase of their own for the search thread; the plain one
+    # never searches (a query routed wrongly gets a 404, not a search on the wrong thread)
+    searching = {name: Tablebase.open(tables[name]) for name, tb in bases.items()
+                 if tb.may_search()}
+    for name, tb in searching.items():
         tb.search_load_progress = _loading_log(name)
+        bases[name].search = False
     table_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tables")
+    search_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
+    # one search at a time: a lock per event loop (a test client may run several)
+    search_turns: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     async def on_tables(work: Callable[[], T]) -> T:
         """Run a table read on the tables' thread, off the event loop."""
         return await asyncio.get_running_loop().run_in_executor(table_thread, work)
+
+    async def on_search(tb: Tablebase, work: Callable[[], T], request: Request | None) -> T:
+        """Run ``work``, which may search, on the search thread: one at a time (a query
+        that waits ``search_seconds`` for its turn is told the server is busy), its
+        searches within ``search_seconds`` and cancelled when ``request``'s client
+        leaves."""
+        turn = search_turns.setdefault(asyncio.get_running_loop(), asyncio.Lock())
+        try:  # not through wait_for when free: a budget of 0 must still get its turn
+            await (asyncio.wait_for(turn.acquire(), search_seconds) if turn.locked()
+                   else turn.acquire())
+        except TimeoutError:
+            raise BadRequest("the server is busy searching for another query: try again "
+                             "in a moment", status=503) from None
+        cancel = threading.Event()
+
+        def limited() -> T:
+            with tb.search_limits(search_seconds, cancel):
+                return work()
+
+        watch = asyncio.create_task(_cancel_when_gone(request, cancel)) if request else None
+        try:
+            return await asyncio.get_running_loop().run_in_executor(search_thread, limited)
+        finally:
+            cancel.set()  # the query is answered, or abandoned: stop what still runs
+            if watch is not None:
+                watch.cancel()
+            turn.release()
+
+    async def on_tables_of(variant: Variant, placing: bool,
+                           work: Callable[[Tablebase | None], T],
+                           request: Request | None = None) -> T:
+        """``work`` with ``variant``'s Tablebase (None: no tables of it are served): on
+        the search thread when it involves placement positions (``placing``) the file
+        lacks, else on the tables' thread."""
+        tb = searching.get(variant.name) if placing else None
+        if tb is not None:
+            return await on_search(tb, lambda: work(tb), request)
+        tb = bases.get(variant.name)
+        return await on_tables(lambda: work(tb))
 
     def tablebase(variant: Variant) -> Tablebase:
         tb = bases.get(variant.name)
@@ -99,9 +163,9 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             raise BadRequest(f"no tables of {variant.name} are served", status=404)
         return tb
 
-    async def review_of(played: Game) -> dict:
-        tb = bases.get(played.variant.name)
-        return await on_tables(lambda: review_game(tb, played).as_json())
+    async def review_of(played: Game, request: Request | None = None) -> dict:
+        return await on_tables_of(played.variant, _placing(_first(played)),
+                                  lambda tb: review_game(tb, played).as_json(), request)
 
     store = open_room_store(rooms, redis, room_ttl_days * 86400)
     store.check()
@@ -122,17 +186,18 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             limit = params.whole_number(query, "move_limit", DEFAULT_LIMIT, 1, 10_000)
             return JSONResponse(await on_tables(lambda: rule_evaluation_json(
                 tb.rule_probe(position, count, limit), tb.rule_moves(position, count, limit))))
-        return JSONResponse(await on_tables(lambda: tb.evaluate(position).as_json()))
+        return JSONResponse(await on_tables_of(
+            variant, _placing(position), lambda tb: tb.evaluate(position).as_json(), request))
 
     async def game(request: Request) -> JSONResponse:
         variant = _variant(request.query_params)
         played = _game(request.query_params, variant)
-        tb = bases.get(variant.name)
-        return JSONResponse(await on_tables(lambda: _game_json(played, tb)))
+        return JSONResponse(await on_tables_of(
+            variant, _placing(played.position), lambda tb: _game_json(played, tb), request))
 
     async def review(request: Request) -> JSONResponse:
         variant = _variant(request.query_params)
-        return JSONResponse(await review_of(_game(request.query_params, variant)))
+        return JSONResponse(await review_of(_game(request.query_params, variant), request))
 
     async def engine(request: Request) -> JSONResponse:
         query = request.query_params
@@ -143,8 +208,9 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             raise BadRequest(f"the game is over ({played.outcome().reason})")
         seed = params.whole_number(query, "seed", -1)
         rng = random.Random(seed if seed >= 0 else None)
-        tb = tablebase(variant)
-        move = await on_tables(lambda: Engine(tb, strength, rng).choose(played))
+        tablebase(variant)  # a 404 without tables
+        move = await on_tables_of(variant, _placing(played.position),
+                                  lambda tb: Engine(tb, strength, rng).choose(played), request)
         return JSONResponse({"move": move.text(variant.board)})
 
     async def page(request: Request) -> FileResponse:
@@ -157,6 +223,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
     async def lifespan(app: Starlette):
         for tb in bases.values():  # before anyone is served (Tablebase.warm_up)
             await on_tables(tb.warm_up)
+        for tb in searching.values():  # the search's tables, and the start searched
+            await asyncio.get_running_loop().run_in_executor(search_thread, tb.warm_up)
         await store.start()
         await live.sweep()
         sweeper = asyncio.create_task(live.sweep_forever())
@@ -166,6 +234,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             sweeper.cancel()
             await store.close()
             table_thread.shutdown(wait=False)
+            search_thread.shutdown(wait=False)
 
     app = Starlette(
         routes=[
@@ -181,6 +250,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         ],
         exception_handlers={BadRequest: _bad_request, MorrisError: _bad_request,
                             MissingSectorError: _missing, TableError: _table_error,
+                            SearchTimeout: _table_error, SearchCancelled: _client_gone,
+                            ClientDisconnect: _client_gone,
                             404: _not_found, 405: _not_allowed, Exception: _server_error},
         lifespan=lifespan,
     )
@@ -201,6 +272,29 @@ async def _missing(request: Request, exc: Exception) -> JSONResponse:
 async def _table_error(request: Request, exc: Exception) -> JSONResponse:
     """A damaged or foreign table file: the server's fault, not the request's."""
     return JSONResponse({"error": " ".join(str(exc).split())}, status_code=503)
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """A client that left mid-request (its body cut off, or its search cancelled): no
+    one reads the answer, and it is no error of ours to log."""
+    return Response(status_code=400)
+
+
+async def _cancel_when_gone(request: Request, cancel: threading.Event) -> None:
+    """Set ``cancel`` once ``request``'s client has disconnected."""
+    while not await request.is_disconnected():
+        await asyncio.sleep(DISCONNECT_POLL_SECONDS)
+    cancel.set()
+
+
+def _placing(position: Position) -> bool:
+    """Whether stones are still in hand: a position the search may have to answer."""
+    return position.mover_hand + position.other_hand > 0
+
+
+def _first(played: Game) -> Position:
+    """The game's first position (stones in hand then, if ever)."""
+    return played.history[0][0] if played.history else played.position
 
 
 async def _not_found(request: Request, exc: Exception) -> JSONResponse:
