@@ -181,7 +181,10 @@ def test_web_api_says_it_searched(six_moving_path, six_whole):
 
     with TestClient(create_app({"six": six_moving_path})) as client:
         body = client.get("/api/probe", params={"variant": "six", "position": "a1 a3"}).json()
-        assert body["searched"]["nodes"] >= 0 and body["searched"]["positions"] >= 1
+        # the position and each move's successor searched, each from its root at least
+        searched = body["searched"]
+        assert searched["positions"] == 1 + len(body["moves"]) > 1
+        assert searched["nodes"] >= searched["positions"]
         expected = six_whole.probe(Position.parse("a1 a3", "six"))
         assert body["result"] == expected.result.value
         game = client.get("/api/game", params={"variant": "six", "moves": "a1 a3"}).json()
