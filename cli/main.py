@@ -11,6 +11,10 @@ never a traceback.
 from __future__ import annotations
 
 import importlib
+import os
+import signal
+import sys
+import threading
 
 import click
 
@@ -30,6 +34,35 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                   "Solve, verify and compare with published results."),
     "serve": (".serve", "serve", "An analysis board in the browser over the tables."),
 }
+
+
+# commands that resume where an interrupted run stopped; Ctrl-C ends them at once
+RESUMABLE = ("solve", "reproduce")
+INTERRUPTED = "interrupted; rerun the same command to resume"
+
+
+def _exit_interrupted(signum: int, frame: object) -> None:
+    """SIGINT in a resumable command: one line and exit 130, at once. Not a
+    KeyboardInterrupt: one raised while Numba loads a cached kernel lands in llvmlite's
+    ctypes callback (``_raw_object_cache_notify``), which drops it, and the solve ran
+    on to exit 0; and unwinding can free HDF5 objects in a state that crashes. Nothing
+    is lost: a solve works in memory, and its writes defer this handler until the file
+    is closed (``storage._writing``)."""
+    os.write(2, f"\n{INTERRUPTED}\n".encode())
+    os._exit(130)
+
+
+def _process_settings(args: list[str]) -> None:
+    """What the ``morris`` process sets for itself (a library import sets nothing):
+    Numba's ``workqueue`` threading layer unless the user chose one (docs/architecture.md,
+    "Compiled kernels"), and for a resumable command Ctrl-C as ``_exit_interrupted``."""
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
+        if "numba" in sys.modules:  # read when the first parallel kernel runs
+            sys.modules["numba"].config.THREADING_LAYER = "workqueue"
+    command = next((a for a in args if not a.startswith("-")), None)
+    if command in RESUMABLE and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _exit_interrupted)
 
 
 def _one_line(err: OSError) -> str:
@@ -52,6 +85,19 @@ class MorrisGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, summary) for name, (_, _, summary) in COMMANDS.items()])
+
+    def main(self, args=None, *rest, **options):
+        """The command line's entry: its process settings, undone when it returns (a
+        test's ``CliRunner`` runs it inside another process)."""
+        words = list(sys.argv[1:] if args is None else args)
+        own = threading.current_thread() is threading.main_thread()
+        previous = signal.getsignal(signal.SIGINT) if own else None
+        _process_settings(words)
+        try:
+            return super().main(words, *rest, **options)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
 
     def invoke(self, ctx: click.Context):
         try:

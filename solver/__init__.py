@@ -9,25 +9,10 @@ not load Numba and the kernels.
 from __future__ import annotations
 
 import importlib
-import os
-import sys
-from pathlib import Path
 
-from .kernelcache import drop_stale_kernels
-
-# before any kernel module is imported: their cached machine code must match every
-# source they inline, not only their own file (see kernelcache)
-drop_stale_kernels(Path(__file__).resolve().parent)
-
-# Numba's default OpenMP layer costs ~20 ms per parallel call here (docs/architecture.md);
-# the solver makes hundreds of short parallel calls per twin, so use the workqueue layer
-# unless the user chose one. Numba reads the environment when it is imported and its
-# config attribute when the first parallel kernel runs: set the attribute too if Numba
-# was imported before this package.
-if "NUMBA_THREADING_LAYER" not in os.environ:
-    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
-    if "numba" in sys.modules:
-        sys.modules["numba"].config.THREADING_LAYER = "workqueue"
+# Importing the package sets nothing in the process: its kernels cache in the cache
+# folder by their own Numba locator (``kernelcache``), and the ``morris`` command picks
+# Numba's threading layer (``morris_cli.main``).
 
 _EXPORTS = {
     "Game": "game",

@@ -7,6 +7,10 @@ from numba.core import cgutils, config, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from .kernelcache import install
+
+install()  # before any kernel module defines a kernel: they all import this one first
+
 
 @intrinsic
 def popcount(typingctx, x):

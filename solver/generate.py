@@ -7,6 +7,8 @@ run resumes where it stopped.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import resource
 import time
 from collections.abc import Callable
@@ -259,6 +261,44 @@ def statistics(codes: np.ndarray) -> dict:
     }
 
 
+class SolveLock:
+    """The one solve writing a table file: an exclusive ``flock`` on ``FILE.lock``
+    beside it, held for the whole solve, so that a second solve of the same file is
+    refused instead of solving everything again into it. The kernel releases a flock
+    when its process dies, so a killed solve's lock file never blocks the next one."""
+
+    def __init__(self, table_path: Path):
+        self._fd: int | None = None
+        target = Path(os.path.realpath(table_path))  # two links to one file: one lock
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.path = target.with_name(target.name + ".lock")
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise MorrisError(f"another solve is writing {table_path} (it holds "
+                                  f"{self.path}); wait for it to end or stop it") from None
+            try:  # the lock file may have been removed by the solve that just ended
+                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                self._fd = fd
+                return
+            os.close(fd)
+
+    def release(self) -> None:
+        """Remove the lock file, then unlock it (a waiting solve then retries)."""
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
+
+    __del__ = release  # a job dropped without ``close`` (``cluster``'s) unlocks too
+
+
 @dataclass
 class SolveJob:
     """What a solve has left to do: the table file, the groups still missing in the
@@ -270,6 +310,11 @@ class SolveJob:
     slots: list[int]  # per group of ``todo``
     draw_rules: int | None
     report: SolveReport
+    lock: SolveLock | None = None  # released when the job is done (``close``)
+
+    def close(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
 
     @property
     def layer(self) -> str:
@@ -317,6 +362,15 @@ def solve(
     set_threads(threads)
     job = prepare_solve(variant, path, phase=phase, max_stones=max_stones, sector=sector,
                         draw_rules=draw_rules, share_with=share_with, log=log)
+    try:
+        return _solve_job(job, show_progress, log, checkpoint_interval)
+    finally:
+        job.close()
+
+
+def _solve_job(job: SolveJob, show_progress: bool, log: Callable[[str], None],
+               checkpoint_interval: float) -> SolveReport:
+    """``solve``'s groups, one after another, committed as they are solved."""
     if not job.todo:
         return job.report
     cache = job.cache()
@@ -414,18 +468,24 @@ def prepare_solve(
             )
     if draw_rules is not None:
         plan = _solved_part(variant, path, plan, log)
-    table = TableFile.create_or_open(path, variant)
-    report = SolveReport(path)
-    if draw_rules is None:
-        report.shared = _link_shared(variant, table, plan, share_with, log)
-    done = table.sector_set(SECTORS if draw_rules is None else rule_layer(draw_rules))
-    todo = [g for g in plan if not all(s in done for s in g)]
-    report.skipped = len(plan) - len(todo)
-    if not todo:
-        log(f"nothing to do: all {len(plan)} groups of this selection are already in {path}")
-    T = index_tables(variant.board, variant.stones)
-    slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
-    return SolveJob(variant, table, todo, slots, draw_rules, report)
+    lock = SolveLock(path)  # before the file is touched: it discards half-written sectors
+    try:
+        table = TableFile.create_or_open(path, variant)
+        report = SolveReport(path)
+        if draw_rules is None:
+            report.shared = _link_shared(variant, table, plan, share_with, log)
+        done = table.sector_set(SECTORS if draw_rules is None else rule_layer(draw_rules))
+        todo = [g for g in plan if not all(s in done for s in g)]
+        report.skipped = len(plan) - len(todo)
+        if not todo:
+            log(f"nothing to do: all {len(plan)} groups of this selection are already in "
+                f"{path}")
+        T = index_tables(variant.board, variant.stones)
+        slots = [sum(sector_slots(T, s[0], s[1]) for s in g) for g in todo]
+    except BaseException:
+        lock.release()
+        raise
+    return SolveJob(variant, table, todo, slots, draw_rules, report, lock)
 
 
 def _link_shared(

@@ -1,33 +1,41 @@
-"""Keep Numba's on-disk kernel cache consistent with the package's sources, and out of
-the installed package.
+"""Where this package's Numba kernels are cached, and keeping that cache consistent
+with the package's sources.
 
-Numba keys a ``cache=True`` kernel on its own source file only. Our kernels inline
-functions from other modules (``unrank``, ``gen_unmoves`` ...), so after an update that
-changes only, say, ``movegen.py``, the kernels of ``retrograde.py`` would load stale
-machine code from the cache: silently wrong tables (a documented Numba limitation,
-numba/numba#1833). Instead the whole package's cache is keyed on a hash of all its
-sources, stored beside the cached kernels, and the kernels are dropped when it changes.
+Where: the kernels of a package (this one) are cached by ``PackageLocator``, a Numba
+cache locator that claims only the functions defined in that package's folder, in
+``<root>/<package name>_<sha1 of the folder's path>``, with ``root`` the user's
+``NUMBA_CACHE_DIR`` if set, else the cache folder's ``numba/`` (``cachedir``). So
+nothing is written into an installed, read-only package (``.ci/run`` checks it), the
+same through the ``morris`` command and the Python API, and nothing of the process is
+changed (no environment variable, no Numba setting): other code's kernels cache where
+Numba puts them. Numba's own folder name is the path alone; the package's name is in
+ours because a cached kernel refers to the package's modules by name: after the
+checkout's ``solver/`` was imported as ``solver``, every kernel loaded by
+``morris_solver`` from the shared folder failed (``No module named 'solver'``).
+``install`` puts the locator first in Numba's list; ``bits`` calls it, which every
+kernel module imports before it defines a kernel (``tests/test_kernelcache.py``).
 
-Where the kernels are: Numba caches a module's kernels in the first of these folders it
-can write (``numba.core.caching._CacheImpl._locator_classes``): ``$NUMBA_CACHE_DIR/
-<folder>_<sha1 of the folder's path>``, the ``__pycache__`` beside the module, the same
-sub-folder of its own user-wide cache. So that nothing is written into the installed
-package, ``import morris_solver`` sets ``NUMBA_CACHE_DIR`` to the package's cache folder's
-``numba/`` (``cachedir``) unless the user chose one; the hash guards the folder Numba
-will pick, whichever it is.
+Consistency: Numba keys a ``cache=True`` kernel on its own source file only. Our kernels
+inline functions from other modules (``unrank``, ``gen_unmoves`` ...), so after an
+update that changes only, say, ``movegen.py``, the kernels of ``retrograde.py`` would
+load stale machine code: silently wrong tables (numba/numba#1833). Instead each cache
+folder keeps a hash of all the package's sources, and its kernels are dropped when the
+hash changes, before the first kernel of the process is looked up there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import sys
-import tempfile
 from pathlib import Path
+
+from numba.core import config
+from numba.core.caching import CacheImpl, _CacheLocator, _SourceFileBackedLocatorMixin
 
 from .cachedir import cache_dir
 
 STAMP = "kernel-sources.sha256"
+_checked: set[Path] = set()  # cache folders whose stamp this process has checked
 
 
 def sources_digest(package: Path) -> str:
@@ -38,75 +46,51 @@ def sources_digest(package: Path) -> str:
     return digest.hexdigest()
 
 
-def numba_cache_root() -> str:
-    """The folder Numba caches kernels under (``NUMBA_CACHE_DIR``): the user's choice,
-    else set here to ``cachedir``'s ``numba/``, before Numba reads it (or into Numba's
-    configuration, if Numba was imported first)."""
-    numba = sys.modules.get("numba")
-    chosen = getattr(getattr(numba, "config", None), "CACHE_DIR", None)
-    if chosen is None:  # Numba not imported: it will read the environment
-        chosen = os.environ.get("NUMBA_CACHE_DIR", "")
-    if not chosen:
-        chosen = str(cache_dir() / "numba")
-        os.environ["NUMBA_CACHE_DIR"] = chosen
-        if numba is not None:
-            numba.config.CACHE_DIR = chosen
-    return chosen
-
-
-def _writable(folder: str) -> bool:
-    """Numba's test of a cache folder (``_CacheLocator.ensure_cache_path``)."""
-    try:
-        os.makedirs(folder, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
-    except OSError:
-        return False
-    return True
-
-
-def _numba_user_cache() -> str:
-    """Numba's own user-wide cache folder (``numba.misc.appdirs``, ``user_cache_dir``)."""
-    if sys.platform == "win32":
-        return os.path.join(os.environ.get("LOCALAPPDATA", ""), "numba", "Cache")
-    if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/numba")
-    return os.path.join(os.getenv("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numba")
-
-
-def kernel_cache(package: str | Path, root: str) -> Path | None:
-    """The folder where Numba caches the kernels of the modules in ``package`` (as their
-    absolute, unresolved path names it), with ``root`` its ``NUMBA_CACHE_DIR``: the first
-    it can write of its candidates; None if none (it then compiles in memory)."""
+def kernel_cache(package: str | Path, name: str) -> Path:
+    """The folder where the kernels of ``package`` (a folder) imported under the name
+    ``name`` are cached."""
     folder = os.path.abspath(package)
-    # _CacheLocator.get_suitable_cache_subpath
-    subpath = f"{os.path.basename(folder)}_{hashlib.sha1(folder.encode()).hexdigest()}"
-    candidates = [os.path.join(root, subpath)] if root else []
-    candidates += [os.path.join(folder, "__pycache__"),
-                   os.path.join(_numba_user_cache(), subpath)]
-    return next((Path(c) for c in candidates if _writable(c)), None)
+    root = config.CACHE_DIR or str(cache_dir() / "numba")
+    return Path(root) / f"{name}_{hashlib.sha1(folder.encode()).hexdigest()}"
 
 
-def drop_stale_kernels(package: Path, cache: Path | None = None) -> bool:
+class PackageLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+    """Numba's cache locator for the kernels of this package: ``kernel_cache`` of the
+    folder and the name the defining module was imported from."""
+
+    _folder = os.path.dirname(os.path.abspath(__file__))
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        package = py_func.__module__.rpartition(".")[0]
+        self._cache_path = kernel_cache(os.path.dirname(os.path.abspath(py_file)), package)
+
+    def get_cache_path(self) -> str:
+        return str(self._cache_path)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if os.path.dirname(os.path.abspath(py_file)) != cls._folder:
+            return None  # not this package's: Numba's own locators decide
+        self = super().from_function(py_func, py_file)
+        if self is not None and self._cache_path not in _checked:
+            _checked.add(self._cache_path)
+            drop_stale_kernels(Path(cls._folder), self._cache_path)
+        return self
+
+
+def install() -> None:
+    """Have Numba cache this package's kernels with ``PackageLocator`` (once)."""
+    if PackageLocator not in CacheImpl._locator_classes:
+        CacheImpl._locator_classes.insert(0, PackageLocator)
+
+
+def drop_stale_kernels(package: Path, cache: Path) -> bool:
     """Delete the cached kernels in ``cache`` unless they were compiled from the sources
-    ``package`` holds now; returns whether it did. By default ``cache`` is the folder
-    Numba will use for ``package`` (``kernel_cache``), after pointing Numba's cache at the
-    user's cache folder (``numba_cache_root``). A cache that cannot be written is left to
-    Numba, which then compiles in memory."""
-    if cache is not None:
-        return _drop_stale(cache, sources_digest(package))
-    root = numba_cache_root()
-    # Numba names a module's folder by the path it was imported from, which may differ
-    # from ``package`` (resolved by the caller) through a link: guard both
-    forms = {os.path.abspath(package)}
-    here = os.path.dirname(os.path.abspath(__file__))
-    if Path(here).resolve() == Path(package).resolve():
-        forms.add(here)
-    caches = {kernel_cache(form, root) for form in forms} - {None}
+    ``package`` holds now; returns whether it did. A cache that cannot be written is
+    left alone (Numba then finds no kernel there, or compiles in memory)."""
     digest = sources_digest(package)
-    return any([_drop_stale(cache, digest) for cache in sorted(caches)])
-
-
-def _drop_stale(cache: Path, digest: str) -> bool:
     stamp = cache / STAMP
     try:
         if stamp.read_text() == digest:

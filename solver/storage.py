@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -153,6 +155,67 @@ def _h5(path: Path, mode: str) -> h5py.File:
         pause = min(2 * pause, 1.0)
 
 
+_ABANDONED: list[h5py.File] = []  # files left open after a failed write (``_writing``)
+
+
+@contextmanager
+def _writing(path: Path, mode: str = "a") -> Iterator[h5py.File]:
+    """``path`` open for writing. When HDF5 fails to write (a full disk), closing the
+    file, or freeing any of its objects, would make HDF5 close a half-closed dataset
+    again: a segmentation fault, at the latest when the interpreter exits. So the
+    file's objects are then kept open for the life of the process (an extra reference
+    on each, and the file in ``_ABANDONED``), and the error is one ``TableError`` line;
+    what the file held before stays readable, and a later process resumes. Ctrl-C
+    waits until the file is closed (``_sigint_deferred``)."""
+    with _sigint_deferred():
+        f = _h5(path, mode)
+        try:
+            yield f
+            f.close()
+        except MorrisError:
+            f.close()
+            raise
+        except (OSError, RuntimeError, KeyError, ValueError) as e:
+            if f.id.valid:
+                for obj in h5py.h5f.get_obj_ids(f.id, h5py.h5f.OBJ_ALL):
+                    h5py.h5i.inc_ref(obj)
+                _ABANDONED.append(f)
+            raise _write_error(path, e) from None
+        except BaseException:
+            f.close()
+            raise
+
+
+def _write_error(path: Path, error: Exception) -> TableError:
+    """A failed write as one line, led by the system's reason where HDF5 gives one."""
+    found = re.search(r"errno = (\d+)", str(error))
+    code = getattr(error, "errno", None) or (int(found[1]) if found else None)
+    reason = os.strerror(code) if code else " ".join(str(error).split()[:12])
+    return TableError(f"{reason[:1].lower()}{reason[1:]} writing {path}: the sectors committed "
+                      "before are kept; rerun the same command to resume")
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Inside, a SIGINT (Ctrl-C) waits; its handler runs once the block is left, so a
+    handler that exits at once (``morris solve``'s) never cuts a write short. Only the
+    main thread handles signals: elsewhere nothing changes."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is None):  # a handler not set from Python
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught and callable(previous):
+            previous(signal.SIGINT, None)
+        elif caught and previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
 def toolkit_version() -> str:
     try:
         return version("morris-tablebase")
@@ -200,7 +263,7 @@ class TableFile:
                 raise TableError(
                     f"{path} holds tables of variant {table.variant.name!r}, not {variant.name!r}"
                 )
-            with _h5(path, "a") as f:
+            with _writing(path) as f:
                 layers = [f[SECTORS], *f.get("draw_rules", {}).values()]
                 for group in layers:
                     for name in list(group):
@@ -213,7 +276,7 @@ class TableFile:
         target = Path(os.path.realpath(path))
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(target.name + ".creating")
-        with h5py.File(tmp, "w") as f:
+        with _writing(tmp, "w") as f:
             f.attrs["format"] = "morris-tablebase"
             f.attrs["format_version"] = FORMAT_VERSION
             f.attrs["variant"] = variant.name
@@ -257,7 +320,7 @@ class TableFile:
             )
         target = os.path.relpath(source.path.resolve(), self.path.resolve().parent)
         key = sector_key(sector)
-        with _h5(self.path, "a") as f:
+        with _writing(self.path) as f:
             group = f[SECTORS]
             if key in group:
                 del group[key]
@@ -367,7 +430,7 @@ class TableFile:
     ) -> None:
         """Commit a solved sector atomically (temporary name, then rename)."""
         key = sector_key(sector)
-        with _h5(self.path, "a") as f:
+        with _writing(self.path) as f:
             group = f.require_group(layer)
             tmp = _TMP_PREFIX + key
             if tmp in group:

@@ -1,6 +1,7 @@
-"""``morris_solver.kernelcache``: cached kernels are dropped exactly when any source changes, in
-the folder Numba actually caches them in, which is the user's cache folder
-(``morris_solver.cachedir``), never the installed package."""
+"""``morris_solver.kernelcache``: cached kernels are dropped exactly when any source changes;
+they are cached in the user's cache folder (``morris_solver.cachedir``), never the
+installed package, in a folder of the name the package was imported under; and
+importing the package changes nothing of the process."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ from pathlib import Path
 
 import numba
 import pytest
-from numba.core.caching import _CacheLocator
 
 import morris_solver
 from morris_solver.cachedir import cache_dir
-from morris_solver.kernelcache import STAMP, drop_stale_kernels, kernel_cache, sources_digest
+from morris_solver.kernelcache import STAMP, drop_stale_kernels, sources_digest
 
 PACKAGE = Path(morris_solver.__file__).resolve().parent
 
@@ -66,37 +66,33 @@ def test_an_unwritable_cache_is_not_an_error(tmp_path):
     assert drop_stale_kernels(package, blocker / "cache")
 
 
-def test_the_stamp_is_kept_where_numba_caches_the_kernels(tmp_path, monkeypatch):
-    """By default the stamp guards the folder Numba picks: under its NUMBA_CACHE_DIR, in
-    the sub-folder Numba names after the package's path; the package stays untouched."""
-    package, in_tree = _package(tmp_path)
-    root = tmp_path / "numba-cache"
-    monkeypatch.setattr(numba.config, "CACHE_DIR", str(root))  # Numba is imported here
-    cache = kernel_cache(package, str(root))
-    numba_names = _CacheLocator.get_suitable_cache_subpath(str(package / "retrograde.py"))
-    assert cache == root / numba_names
-    assert drop_stale_kernels(package)
-    assert (cache / STAMP).read_text() == sources_digest(package)
-    assert list(in_tree.iterdir()) == []
-    (cache / "retrograde.level_pass-1.py311.nbi").write_bytes(b"machine code")
-    assert not drop_stale_kernels(package)
-    (package / "movegen.py").write_text("def gen(): return 2\n")
-    assert drop_stale_kernels(package)
-    assert _kernels(cache) == []
+def test_every_kernel_of_the_package_uses_its_locator():
+    """``bits`` installs the locator; a kernel module that defined a kernel before
+    importing it would cache where Numba chooses (the installed package, say)."""
+    import importlib
 
+    from morris_solver.kernelcache import PackageLocator
 
-def test_numba_falls_back_to_the_package_folder_and_so_does_the_stamp(tmp_path):
-    package, in_tree = _package(tmp_path)
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    assert kernel_cache(package, str(blocker)) == in_tree  # Numba's next candidate
+    found = 0
+    for module in sorted(PACKAGE.glob("*.py")):
+        if "cache=True" not in module.read_text() or module.stem == "kernelcache":
+            continue
+        loaded = importlib.import_module(f"morris_solver.{module.stem}")
+        for value in vars(loaded).values():
+            cache = getattr(value, "_cache", None)
+            if isinstance(value, numba.core.registry.CPUDispatcher) and hasattr(cache, "_impl"):
+                assert isinstance(cache._impl.locator, PackageLocator), (module, value)
+                found += 1
+    assert found > 50
 
 
 def _in_a_new_process(code: str, tmp_path: Path, **env: str) -> list[str]:
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("NUMBA_CACHE_DIR", "MORRIS_CACHE_DIR", "XDG_CACHE_HOME")}
+             if k not in ("NUMBA_CACHE_DIR", "MORRIS_CACHE_DIR", "XDG_CACHE_HOME",
+                          "NUMBA_THREADING_LAYER")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, cwd=tmp_path, env={**clean, **env})
+                          cwd=tmp_path, env={**clean, **env})
+    assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
 
@@ -105,7 +101,6 @@ KERNEL_AND_STAMP = """
 import os, morris_solver.indexing as ix
 from pathlib import Path
 from morris_solver.kernelcache import STAMP
-print(os.environ["NUMBA_CACHE_DIR"])
 cache = Path(ix.canonical_indices._cache._cache_path)
 print(cache)
 print((cache / STAMP).is_file())
@@ -113,22 +108,64 @@ print((cache / STAMP).is_file())
 
 
 @pytest.mark.parametrize("numba_first", [False, True])
-def test_import_solver_points_numba_at_the_cache_folder(tmp_path, numba_first):
+def test_the_kernels_cache_in_the_cache_folder(tmp_path, numba_first):
     code = ("import numba\n" if numba_first else "") + KERNEL_AND_STAMP
-    root, cache, stamped = _in_a_new_process(code, tmp_path, MORRIS_CACHE_DIR=str(tmp_path / "c"))
-    assert root == str(tmp_path / "c" / "numba")
-    assert Path(cache).parent == Path(root)
+    cache, stamped = _in_a_new_process(code, tmp_path, MORRIS_CACHE_DIR=str(tmp_path / "c"))
+    assert Path(cache).parent == tmp_path / "c" / "numba"
+    assert Path(cache).name.startswith("morris_solver_")
     assert stamped == "True"
-    assert Path(cache) == kernel_cache(PACKAGE, root)
 
 
 def test_a_users_numba_cache_dir_is_kept(tmp_path):
-    root, cache, stamped = _in_a_new_process(
+    cache, stamped = _in_a_new_process(
         KERNEL_AND_STAMP, tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "mine"),
         MORRIS_CACHE_DIR=str(tmp_path / "c"),
     )
-    assert root == str(tmp_path / "mine") and Path(cache).parent == Path(root)
+    assert Path(cache).parent == tmp_path / "mine"
     assert stamped == "True"
+
+
+SETTINGS = """
+import os, numba
+before = dict(os.environ), numba.config.THREADING_LAYER, numba.config.CACHE_DIR
+import morris_solver, morris_solver.generate
+from morris_solver import Position
+after = dict(os.environ), numba.config.THREADING_LAYER, numba.config.CACHE_DIR
+print(before == after)
+"""
+
+
+def test_importing_the_package_changes_no_setting_of_the_process(tmp_path):
+    assert _in_a_new_process(SETTINGS, tmp_path) == ["True"]
+
+
+# a kernel whose cached index names the package's modules (its IndexTables argument)
+RUN_KERNEL = """
+import importlib, sys
+import numpy as np
+name = sys.argv[1]
+if name == "solver":
+    sys.path.insert(0, sys.argv[2])
+ix = importlib.import_module(name + ".indexing")
+variant = importlib.import_module(name + ".variants").get_variant("three")
+T = ix.index_tables(variant.board, variant.stones)
+ix.canonical_indices(T, 1, 1, np.array([1], np.uint64), np.array([2], np.uint64))
+print(ix.canonical_indices._cache._cache_path)
+"""
+
+
+def test_a_kernel_cached_under_another_module_name_is_not_loaded(tmp_path):
+    """The checkout's ``solver/`` imported as ``solver`` caches kernels that refer to
+    ``solver.index_format``: ``morris_solver`` must not load them (it failed with
+    ``No module named 'solver'``)."""
+    env = {"MORRIS_CACHE_DIR": str(tmp_path / "c")}
+    checkout = str(PACKAGE.parent)
+    [as_solver] = _in_a_new_process(RUN_KERNEL.replace("sys.argv[1]", "'solver'").replace(
+        "sys.argv[2]", repr(checkout)), tmp_path, **env)
+    [as_package] = _in_a_new_process(RUN_KERNEL.replace("sys.argv[1]", "'morris_solver'"),
+                                     tmp_path, **env)
+    assert as_solver != as_package
+    assert Path(as_solver).parent == Path(as_package).parent
 
 
 def test_the_cache_folder(monkeypatch, tmp_path):
