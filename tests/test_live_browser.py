@@ -2,13 +2,16 @@
 storage each) on one server. A creates a Three Men's Morris room through the analysis
 board's "Play a friend", a watcher opens the watch link, B opens the invite link; they
 play by clicks (and one move by keys) while A reloads and later comes back by the plain
-room link (the seat kept, no move lost) and B's connection drops the moment it sends a
-move (the move sent again with its id, applied once). The game ends on a line of three;
-the review (chart, turning points, marks) is checked against the API, a chart point
-opens that position on the analysis board, whose Review button reviews it. A rematch
-swaps the colours; a draw offer is declined; A resigns after confirming; earlier games
-stay selectable for review. The watcher sees every move and no buttons, also at phone
-size. ``MORRIS_SCREENSHOT=FILE`` saves docs' pictures beside FILE: room-review.png (the
+room link (the seat kept, no move lost), leaves the page for another (the back/forward
+cache: offline, then back and caught up), and B's connection drops the moment it sends a
+move (the move shown waiting, the friend's presence unknown; then sent again with its
+id, applied once). The game ends on a line of three, said as a person would; the review
+(chart, turning points, marks) is checked against the API, a chart point opens that
+position on the analysis board, whose Review button reviews it. A rematch swaps the
+colours, game 1's review still reachable; a draw offer is declined; A resigns after
+confirming. The watcher sees every move and no buttons, also at phone size (the players'
+table above the board). A join whose answer is lost gets the seat by its own token on a
+reload. ``MORRIS_SCREENSHOT=FILE`` saves docs' pictures beside FILE: room-review.png (the
 finished game's review) and room-phone.png (the watcher's phone)."""
 
 from __future__ import annotations
@@ -140,6 +143,12 @@ def picture(browser, name: str, width: int | None = None) -> None:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+def review_games(browser) -> list[str]:
+    """The games the room page offers to review, as their numbers."""
+    return [b.get_attribute("data-game")
+            for b in browser.find_elements(By.CSS_SELECTOR, "#review-games button")]
+
+
 def review_shown(browser) -> dict:
     """What the review panel shows: each move's row and each chart point."""
     rows = browser.find_elements(By.CSS_SELECTOR, "#review tbody tr")
@@ -220,33 +229,65 @@ def test_two_friends_play_by_link_with_a_watcher_and_review_the_game(server, bro
     click(a, "c2")
     at_version(6, a, b, c)
 
-    # B's connection drops as it sends its move: shown, reconnected, the move sent again
-    # with its id and applied once
+    # A leaves for another page in the tab (the back/forward cache keeps this one): its
+    # socket closes, so B sees A offline; back again, it reconnects and catches up below
+    a.execute_script('window.dispatchEvent(new PageTransitionEvent("pagehide", {persisted: true}))')
+    wait(b, lambda b: "your friend, offline" in text(b, "player-white"), "A offline")
+
+    # B's connection drops as it sends its move, and stays down a while: the move shows
+    # as waiting to be sent, its stone faint, A's presence unknown; reconnected, the move
+    # is sent again with its id and applied once
     b.execute_script("""
         const line = document.getElementById("connection");
         window.connectionSaid = [];
         new MutationObserver(() => window.connectionSaid.push(line.textContent))
           .observe(line, { childList: true, characterData: true, subtree: true });
-        document.querySelector('[data-point="a3"]').dispatchEvent(new MouseEvent("click"));
-        room.socket.close();""")
-    at_version(7, a, b, c)
+        window.realConnect = connect;
+        connect = () => {};  // no reconnecting until the test says so
+        room.socket.close();
+        document.querySelector('[data-point="a3"]').dispatchEvent(new MouseEvent("click"));""")
+    wait(b, lambda b: shown(b, "pending"), "the move waiting")
+    assert text(b, "pending") == "Your move a3 will be sent when reconnected."
+    assert b.find_elements(By.CSS_SELECTOR, '[data-pending="a3"].stone.black.pending')
+    white = b.find_element(By.CSS_SELECTOR, "#player-white .who")
+    assert white.text == "your friend, presence unknown"
+    assert white.get_attribute("title") == "not connected to the server"
+    assert white.get_attribute("data-connected") == "?"
+    b.execute_script("connect = window.realConnect; connect();")
+    at_version(7, b, c)
     wait(b, lambda b: b.execute_script("return room.pending.size") == 0, "the move acknowledged")
+    wait(b, lambda b: not shown(b, "pending"), "the waiting line gone")
+    assert not b.find_elements(By.CSS_SELECTOR, "#board .pending")
     assert "Connection lost: reconnecting…" in b.execute_script("return window.connectionSaid")
     wait(b, lambda b: not shown(b, "connection"), "reconnected")
+    wait(b, lambda b: "your friend, offline" in text(b, "player-white"), "A's presence again")
+    a.execute_script('window.dispatchEvent(new PageTransitionEvent("pageshow", {persisted: true}))')
+    at_version(7, a)
+    wait(b, lambda b: "your friend, online" in text(b, "player-white"), "A back online")
+    # a refused move's waiting line goes too
+    b.execute_script("room.pending.set('t', 'c3'); render();")
+    assert shown(b, "pending")
+    b.execute_script("receive({type: 'refused', id: 't', error: 'refused for the test'})")
+    assert not shown(b, "pending") and text(b, "error") == "refused for the test"
     events = get_json(f"{server}/api/rooms/{room}/events?since=0")["events"]
     assert [e["move"] for e in events if e["kind"] == "move"] == GAME[:6]
 
-    # no values during play: the stone chosen, then only neutral marks where it can go
+    # no values during play: the stone chosen, then only neutral marks where it can go;
+    # the chosen stone clicked again is chosen no more
     assert not a.find_elements(By.CSS_SELECTOR, "#review .review-chart")
     click(a, "a1")
     assert hints(a) == ["hint target"]
+    click(a, "a1")
+    assert hints(a) == [] and "selected" not in a.find_element(
+        By.CSS_SELECTOR, '[data-point="a1"] title').get_attribute("textContent")
+    click(a, "a1")
     assert "a1, white stone, selected" in a.find_element(
         By.CSS_SELECTOR, '[data-point="a1"] title').get_attribute("textContent")
     click(a, "b2")
     at_version(8, a, b, c)
-    assert text(a, "over") == "Game over: White wins: you win (line of three)."
-    assert text(b, "over") == "Game over: White wins: you lose (line of three)."
-    assert text(c, "over") == "Game over: White wins (line of three)."
+    assert text(a, "over") == "You win: you made a line of three."
+    assert text(b, "over") == "You lose: White made a line of three."
+    assert text(c, "over") == "White wins with a line of three."
     assert moves(c) == GAME and not shown(c, "actions")
     state = get_json(f"{server}/api/rooms/{room}")
     for color in ("white", "black"):
@@ -292,7 +333,11 @@ def test_two_friends_play_by_link_with_a_watcher_and_review_the_game(server, bro
     b.find_element(By.ID, "rematch").click()
     at_version(10, a, b, c)
     assert text(a, "me") == "You play Black." and text(b, "me") == "You play White."
-    assert not shown(a, "review-area") and moves(a) == []
+    # game 1's review stays reachable during the rematch
+    assert moves(a) == [] and not shown(a, "review") and review_games(a) == ["1"]
+    a.find_element(By.CSS_SELECTOR, '#review-games [data-game="1"]').click()
+    reviewed(a, 1)
+    assert review_shown(a) == review_expected(review)
     click(b, "b2")
     at_version(11, a, b, c)
     a.find_element(By.ID, "offer-draw").click()
@@ -306,23 +351,103 @@ def test_two_friends_play_by_link_with_a_watcher_and_review_the_game(server, bro
     assert shown(a, "resign-confirm")
     a.find_element(By.ID, "resign-yes").click()
     at_version(14, a, b, c)
-    assert text(b, "over") == "Game over: White wins: you win (black resigned)."
+    assert text(b, "over") == "You win: Black resigned."
+    assert text(a, "over") == "You lose: you resigned."
+    assert text(c, "over") == "White wins: Black resigned."
     reviewed(a, 2)
-    games = Select(a.find_element(By.ID, "review-game"))
-    assert [o.get_attribute("value") for o in games.options] == ["2", "1"]
-    games.select_by_value("1")
+    assert review_games(a) == ["2", "1"]
+    a.find_element(By.CSS_SELECTOR, '#review-games [data-game="1"]').click()
     reviewed(a, 1)
     assert review_shown(a) == review_expected(review)
 
-    # the watcher on a phone: nothing wider than the screen, the whole board on it
+    # a stone taken by the last move: a cross on its empty point (Three Men's Morris
+    # takes none, so the board is drawn here with a made-up last move)
+    crosses = c.execute_script("""
+        const svg = document.createElementNS(BoardView.SVG, "svg");
+        const view = new BoardView(svg, room.variants.three);
+        view.render({ white: ["b2"], black: ["a1"], lastMove: BoardView.parseMove("a2-b2xc3xa1") });
+        return [[...svg.querySelectorAll(".taken")].map((e) => e.dataset.taken),
+                svg.querySelector('[data-point="c3"] title').textContent];""")
+    assert crosses == [["c3"], "c3, empty, stone taken by the last move"]
+
+    # the watcher on a phone: nothing wider than the screen, the whole board on it, the
+    # players' clocks and presence above it, in sight; the review's columns readable
     c.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                      {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True})
+                      {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
     try:
         c.refresh()
         at_version(14, c)
-        assert c.execute_script("return document.documentElement.scrollWidth") <= 360
+        assert c.execute_script("return document.documentElement.scrollWidth") <= 390
         board = c.find_element(By.ID, "board").rect
-        assert board["x"] >= 0 and board["x"] + board["width"] <= 360 and board["width"] >= 300
+        assert board["x"] >= 0 and board["x"] + board["width"] <= 390 and board["width"] >= 300
+        players = c.find_element(By.ID, "players").rect
+        assert players["y"] + players["height"] <= board["y"]
+        assert board["y"] + board["height"] <= 844
         picture(c, "room-phone.png")
+        reviewed(c, 2)
+        assert c.execute_script("return document.documentElement.scrollWidth") <= 390
+        mark = c.find_element(By.CSS_SELECTOR, "#review tbody tr:first-child td:last-child")
+        assert mark.rect["width"] >= 150  # not a word a line
+        # the move list's numbers (in its left padding) fit up to 100
+        room_for, number = c.execute_script("""
+            const list = document.getElementById("moves");
+            const probe = document.createElement("span");
+            probe.textContent = "100. ";
+            list.append(probe);
+            const width = probe.getBoundingClientRect().width;
+            probe.remove();
+            return [parseFloat(getComputedStyle(list).paddingLeft), width];""")
+        assert room_for >= number
     finally:
         c.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# the join's fetch in a page, wrapped: each call's body and the room's stored entry at
+# that moment are kept in sessionStorage; the first answer is a made-up 503 (nothing
+# sent), the second is sent but its answer never comes, unless sessionStorage says "pass"
+JOIN_WRAPPER = """
+const realFetch = window.fetch;
+window.fetch = async (url, init) => {
+  if (!String(url).endsWith("/join")) return realFetch(url, init);
+  const joins = JSON.parse(sessionStorage.getItem("joins") || "[]");
+  const stored = Object.keys(localStorage).map((k) => localStorage.getItem(k));
+  joins.push({ body: JSON.parse(init.body), stored });
+  sessionStorage.setItem("joins", JSON.stringify(joins));
+  if (sessionStorage.getItem("mode") === "pass") return realFetch(url, init);
+  if (joins.length === 1) return new Response("{}", { status: 503 });
+  await realFetch(url, init);
+  sessionStorage.setItem("answered", "1");
+  return new Promise(() => {});  // the answer lost: the page is left waiting
+};
+"""
+
+
+def test_a_join_whose_answer_is_lost_gets_the_seat_on_reload(server):
+    request = urlopen(f"{server}/api/rooms", data=json.dumps(
+        {"variant": "three", "color": "white"}).encode(), timeout=10)
+    created = json.load(request)
+    room = created["room"]
+    d = new_browser()
+    try:
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": JOIN_WRAPPER})
+        d.get(created["invite"])
+        wait(d, lambda d: d.execute_script("return sessionStorage.getItem('answered')"),
+             "the join sent again after a 503")
+        joins = d.execute_script("return JSON.parse(sessionStorage.getItem('joins'))")
+        token = joins[0]["body"]["token"]
+        assert re.fullmatch(r"[A-Za-z0-9_-]{32}", token)
+        assert [j["body"]["token"] for j in joins] == [token, token]
+        assert any(json.loads(s).get("pending") == token for s in joins[0]["stored"])
+        assert get_json(f"{server}/api/rooms/{room}")["seats"]["black"]["taken"]
+
+        # a reload joins again with the stored token: the seat is this browser's
+        d.execute_script("sessionStorage.setItem('mode', 'pass')")
+        d.refresh()
+        at_version(1, d)
+        assert text(d, "me") == "You play Black."
+        assert urlparse(d.current_url).fragment == f"seat={token}"
+        joins = d.execute_script("return JSON.parse(sessionStorage.getItem('joins'))")
+        assert len(joins) == 3 and joins[2]["body"]["token"] == token
+        assert get_json(f"{server}/api/rooms/{room}")["version"] == 1
+    finally:
+        d.quit()

@@ -7,6 +7,9 @@
 //   const view = new BoardView(svgElement, variant, { onPoint: (name) => ..., label });
 //   view.render({ white: ["a1"], black: ["c1"], selected: ["a1"],
 //                 hints: new Map([["a2", "win"]]), lastMove: { origin: null, target: "c1" } });
+//   (lastMove.removed: the stones it took, each marked with a cross on its empty point;
+//   pending: {color, origin, target}: a move sent but not yet acknowledged, its stone
+//   drawn faint where it goes)
 //
 // The view only draws and reports: onPoint(name) is called when a point is clicked, or
 // when Enter or Space is pressed on it; what that means is the page's business. The board
@@ -63,12 +66,14 @@ class BoardView {
 
   // position: {white, black, selected: arrays of point names; hints: a Map (or object) of
   // point name -> "win" | "draw" | "loss" | "unknown" | "target"; lastMove: {origin (null
-  // when placing), target}, e.g. an /api/game move}. Missing fields are empty. Keyboard
-  // focus stays where it is.
-  render({ white = [], black = [], selected = [], hints = new Map(), lastMove = null } = {}) {
+  // when placing), target, removed (optional)}, e.g. an /api/game move; pending: {color,
+  // origin, target} or null}. Missing fields are empty. Keyboard focus stays where it is.
+  render({ white = [], black = [], selected = [], hints = new Map(), lastMove = null,
+           pending = null } = {}) {
     const marks = hints instanceof Map ? hints : new Map(Object.entries(hints));
     const stones = new Map([...white.map((p) => [p, "white"]), ...black.map((p) => [p, "black"])]);
     const last = [lastMove?.origin, lastMove?.target].filter(Boolean);
+    const taken = lastMove?.removed || [];
     this.pieces.replaceChildren();
     this.board.points.forEach((name, i) => {
       const [cx, cy] = this.xy(i);
@@ -78,15 +83,23 @@ class BoardView {
       }
       const stone = stones.get(name);
       const chosen = selected.includes(name) ? " selected" : "";
+      const ghost = !stone && pending && name === pending.target;
+      if (taken.includes(name) && !stone) {  // a stone the last move took: a cross
+        this.add("path", { d: `M${cx - 0.2} ${cy - 0.2}l.4 .4m0-.4l-.4 .4`, class: "taken",
+                           "data-taken": name }, this.pieces);
+      }
       if (stone) {
         this.add("circle", { cx, cy, r: 0.32, class: `stone ${stone}${chosen}`, "data-stone": name },
           this.pieces);
+      } else if (ghost) {  // a move on its way to the server
+        this.add("circle", { cx, cy, r: 0.32, class: `stone ${pending.color} pending${chosen}`,
+                             "data-pending": name }, this.pieces);
       } else if (chosen) {  // where the chosen stone is to go
         this.add("circle", { cx, cy, r: 0.32, class: "selected" }, this.pieces);
       }
       if (marks.has(name)) this.pieces.appendChild(BoardView.mark(marks.get(name), cx, cy));
-      this.hits[i].firstChild.textContent =
-        this.describe(name, stone, selected.includes(name), marks.get(name), last.includes(name));
+      this.hits[i].firstChild.textContent = this.describe(name, stone, selected.includes(name),
+        marks.get(name), last.includes(name), taken.includes(name) && !stone, ghost);
     });
   }
 
@@ -145,8 +158,11 @@ class BoardView {
 
   // one more click on point `name` after `clicks`, among the legal `moves`: {move} when
   // the clicks complete a move (no longer one could still follow), else {clicks}: the
-  // clicks to keep. A click that fits no move starts again from that point, or clears.
+  // clicks to keep. A click on the last point clicked takes that click back (the chosen
+  // stone clicked again: none chosen); one that fits no move starts again from that
+  // point, or clears.
   static click(moves, clicks, name) {
+    if (clicks.length && clicks.at(-1) === name) return { clicks: clicks.slice(0, -1) };
     let next = [...clicks, name];
     let matching = moves.filter((m) => BoardView.matches(m, next));
     if (!matching.length) {
@@ -235,10 +251,12 @@ class BoardView {
     return hit;
   }
 
-  describe(name, stone, selected, hint, last) {
+  describe(name, stone, selected, hint, last, taken, pending) {
     const parts = [name, stone ? `${stone} stone` : "empty"];
     if (selected) parts.push("selected");
     if (last) parts.push("last move");
+    if (taken) parts.push("stone taken by the last move");
+    if (pending) parts.push("your move, not yet sent");
     if (hint) parts.push(BoardView.HINTS[hint] || hint);
     return parts.join(", ");
   }

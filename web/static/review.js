@@ -167,12 +167,16 @@ const ReviewPanel = {
         "data-after": ply.after ? ply.after.result : "",
       });
       const move = ReviewPanel.el("a", { href: links(ply.ply) }, ply.move);
+      const taken = ply.move.split("x").slice(1);  // the stones it took, said in words
+      const takes = taken.length
+        ? [" ", ReviewPanel.el("span", { class: "taken", "data-taken": taken.join(" ") },
+          `takes ${taken.join(", ")}`)] : [];
       const mark = ply.missing
         ? `no value: ${ply.missing}`
         : ply.mark ? `${ply.mark} (best: ${ply.best}, ${ReviewPanel.valueText(ply.best_value)})` : "";
       row.append(
         ReviewPanel.el("td", {}, String(ply.ply)),
-        ReviewPanel.el("td", {}, `${ReviewPanel.side(ply.mover)} `, move),
+        ReviewPanel.el("td", {}, `${ReviewPanel.side(ply.mover)} `, move, ...takes),
         ReviewPanel.el("td", { class: ply.before ? ply.before.result : "" }, ReviewPanel.valueText(ply.before)),
         ReviewPanel.el("td", { class: ply.after ? ply.after.result : "" }, ReviewPanel.valueText(ply.after)),
         ReviewPanel.el("td", { class: ply.missing ? "missing" : "mark" }, mark),

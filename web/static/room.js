@@ -2,7 +2,9 @@
 // protocol docs/live.md). Who you are comes from the address's fragment, which never
 // reaches the server's logs: #seat=TOKEN is a player's link, #invite=CODE takes the
 // free seat (then the address becomes the seat's link), nothing is a watcher. A seat's
-// token is kept in localStorage per room, so a reload or a later visit keeps the seat.
+// token is kept in localStorage per room, so a reload or a later visit keeps the seat;
+// joining sends a token of the page's own, stored first, so a join whose answer was lost
+// is sent again (now, or at the next load) and gets the seat back.
 //
 // The page is a view of the last state the server sent over the WebSocket: a click on
 // the board only completes a move from the state's legal moves and sends it; the board
@@ -17,7 +19,9 @@ const RECONNECT_MS = 500;        // the first retry's delay, doubled each time..
 const RECONNECT_MAX_MS = 15000;  // ...up to this
 const PING_MS = 20000;           // a connection is checked this often...
 const PONG_MS = 8000;            // ...and taken for dead without an answer this long
-const STORAGE = "morris-room:";  // localStorage key prefix: {token, seat, invite} per room
+const STORAGE = "morris-room:";  // localStorage key prefix: {token, seat, invite, pending} per room
+const JOIN_TRIES = 5;            // a join lost to the network or a 5xx is sent again...
+const JOIN_RETRY_MS = 400;       // ...after this delay, doubled each time
 
 const room = {
   id: decodeURIComponent(location.pathname.split("/").pop()),
@@ -35,6 +39,8 @@ const room = {
   attempts: 0,        // reconnects since the last welcome
   timers: {},         // reconnect, ping, pong
   fatal: false,       // the server said the room does not exist: no reconnecting
+  presenceKnown: false, // whether the friend's presence shown is the server's latest word
+  reviewAuto: null,   // the game whose review was opened by itself when it ended
   reviews: new Map(), // game number -> its review (a finished game's review never changes)
   reviewShown: null,  // the game number reviewed on the page
 };
@@ -68,6 +74,12 @@ function forgetSeat() {
   }
 }
 
+// a seat secret of our own for joining: 24 random bytes, base64url (32 characters)
+function newSeatToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+}
+
 // the seat from the fragment (a seat's link; the creator's also carries the invite to
 // show), from an invite (joining takes the guest seat), or from storage; else watching
 async function identify() {
@@ -89,7 +101,7 @@ async function identify() {
     room.note = "That link is for your friend: send it, do not open it here.";
     history.replaceState(null, "", `#seat=${encodeURIComponent(room.token)}`);
   } else if (fragment.get("invite")) {
-    await join(fragment.get("invite"), saved.token);
+    await join(fragment.get("invite"), saved.token, saved.pending);
   } else {
     room.token = saved.token || null;
   }
@@ -99,19 +111,35 @@ function inviteLink(code) {
   return `${location.origin}/room/${encodeURIComponent(room.id)}#invite=${encodeURIComponent(code)}`;
 }
 
-async function join(code, savedToken) {
+// join with a seat token of our own, stored before it is sent: the server gives the
+// seat to that token once, and answers a join again with it as the first, so a join
+// whose answer was lost is sent again (now, or by a reload: `pending` is the token of
+// a join not yet answered) and gets the seat back
+async function join(code, savedToken, pending) {
+  const token = pending || newSeatToken();
+  store({ pending: token });
   let response, body = {};
-  try {
-    response = await fetch(`/api/rooms/${encodeURIComponent(room.id)}/join`, {
-      method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ invite: code }),
-    });
-    body = await response.json().catch(() => ({}));  // a proxy's error page: no body
-  } catch {
+  for (let tries = 1; ; tries++) {
+    response = null;
+    try {
+      response = await fetch(`/api/rooms/${encodeURIComponent(room.id)}/join`, {
+        method: "POST", headers: { "content-type": "application/json" },
+        body: JSON.stringify({ invite: code, token }),
+      });
+      body = await response.json().catch(() => ({}));  // a proxy's error page: no body
+      if (response.ok && !body.token) response = null;  // the answer cut short
+    } catch {
+      // the network: no answer, or half of one
+    }
+    if ((response && response.status < 500) || tries === JOIN_TRIES) break;
+    await new Promise((done) => setTimeout(done, JOIN_RETRY_MS * 2 ** (tries - 1)));
+  }
+  if (!response || response.status >= 500) {
     room.token = savedToken || null;
     room.note = "Cannot reach the server to join: reload the page to try again.";
     return;
   }
+  store({ pending: undefined });  // answered: the token is the seat's, or no use
   if (response.ok) {
     room.token = body.token;
     store({ token: body.token, seat: "guest" });
@@ -157,6 +185,18 @@ function connect() {
   };
 }
 
+// leaving the page for another in the same tab: the back/forward cache may keep this page,
+// socket and all, so the friend would see this player online; close it, and open a new
+// one (hello with the version: the missed events) if the page is shown again
+function hidden() {
+  const socket = room.socket;
+  room.socket = null;  // its close is no loss to recover from
+  clearInterval(room.timers.ping);
+  clearTimeout(room.timers.pong);
+  clearTimeout(room.timers.reconnect);
+  if (socket) socket.close();
+}
+
 function send(message) {
   if (!room.socket || room.socket.readyState !== WebSocket.OPEN) return false;
   room.socket.send(JSON.stringify(message));
@@ -186,6 +226,8 @@ function lost() {
   clearTimeout(room.timers.pong);
   room.socket = null;
   document.body.dataset.connected = "0";
+  room.presenceKnown = false;
+  if (room.data) render();  // the friend's presence unknown, a move waiting to be sent
   if (room.fatal) return;
   const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MS * 2 ** room.attempts);
   room.attempts += 1;
@@ -214,14 +256,14 @@ function receive(message) {
     case "presence":
       if (!room.data) break;
       for (const color of ["white", "black"]) room.data.seats[color].connected = message.connected[color];
+      room.presenceKnown = true;
       renderPlayers();
       break;
     case "ack":
       room.pending.delete(message.id);
-      if (!room.pending.size && room.clicks.length) {  // the move's event came first
-        room.clicks = [];
-        renderBoard();
-      }
+      if (!room.pending.size && room.clicks.length) room.clicks = [];  // its event came first
+      if (room.data) renderBoard();
+      renderPending();
       break;
     case "refused":
       if (message.id !== null) room.pending.delete(message.id);
@@ -276,6 +318,7 @@ function onPoint(name) {
     room.clicks = step.clicks;
   }
   renderBoard();
+  renderPending();
 }
 
 // -- showing ----------------------------------------------------------------------------
@@ -296,6 +339,7 @@ function show(state, events) {
 function render() {
   if (!room.data) return;
   renderBoard();
+  renderPending();
   renderStatus();
   renderPlayers();
   renderActions();
@@ -312,10 +356,22 @@ function renderBoard() {
   if (canPlay() && !room.pending.size) {  // where the next click can go; never a value
     for (const point of BoardView.nextPoints(data.legal, room.clicks).keys()) hints.set(point, "target");
   }
+  const waiting = [...room.pending.values()].at(-1);
   room.view.render({
     white: data.white, black: data.black, selected: room.clicks, hints,
     lastMove: last ? BoardView.parseMove(last) : null,
+    pending: waiting ? { ...BoardView.parseMove(waiting), color: myColor() } : null,
   });
+}
+
+// a move sent (or to be sent) that the server has not yet acknowledged
+function renderPending() {
+  const waiting = [...room.pending.values()];
+  const line = $("pending");
+  line.hidden = !waiting.length;
+  line.textContent = !waiting.length ? ""
+    : room.socket && room.socket.readyState === WebSocket.OPEN ? `Sending ${waiting.join(", ")}…`
+    : `Your move ${waiting.join(", ")} will be sent when reconnected.`;
 }
 
 // the live region: the last move and whose turn, the offers, the end
@@ -340,14 +396,32 @@ function renderStatus() {
   $("offer").textContent = offerText();
   $("offer").hidden = !$("offer").textContent;
   $("over").hidden = !data.over;
-  if (data.over) $("over").textContent = `Game over: ${endText(data.over, mine)}.`;
+  if (data.over) $("over").textContent = endText(data.over, mine);
 }
 
-// how a game ended, for the player of `mine` (null: a watcher)
+// how a game ended, in a sentence, for the player of `mine` (null: a watcher): "You win:
+// Black resigned.", "You lose: you resigned.", "White wins: Black resigned."
 function endText(over, mine) {
-  const who = over.winner ? `${side(over.winner)} wins` : "Draw";
-  const you = !mine ? "" : over.winner === mine ? ": you win" : over.winner ? ": you lose" : "";
-  return `${who}${you} (${over.reason})`;
+  if (over.reason === "draw agreed") return "Draw by agreement.";
+  const winner = over.winner;
+  const head = !winner ? "Draw" : !mine ? `${side(winner)} wins`
+    : winner === mine ? "You win" : "You lose";
+  const loser = winner && other(winner);
+  const who = (color) => (color === mine ? "you" : side(color));
+  const resigned = over.reason.match(/^(white|black) resigned$/);
+  const plies = over.reason.match(/^(\d+) moving plies without capture$/);
+  if (resigned) return `${head}: ${who(resigned[1])} resigned.`;
+  if (plies) return `${head}: ${plies[1]} moving plies without a capture.`;
+  if (over.reason === "line of three" && winner) {
+    return mine ? `${head}: ${who(winner)} made a line of three.` : `${head} with a line of three.`;
+  }
+  const why = {
+    "fewer than 3 stones": loser && `${who(loser)} ${loser === mine ? "have" : "has"} fewer than 3 stones left`,
+    "no legal move": loser && `${who(loser)} cannot move`,
+    "full board": "the board is full",
+    "threefold repetition": "the same position came up a third time",
+  }[over.reason] || over.reason;
+  return `${head}: ${why}.`;
 }
 
 function offerText() {
@@ -374,12 +448,16 @@ function renderPlayers() {
     const toMove = data.status === "playing" && data.to_move === color;
     row.classList.toggle("to-move", toMove);
     row.querySelector("th").textContent = side(color) + (toMove ? " (to move)" : "");
+    // while this page is not connected, nobody's presence is known
+    const known = room.presenceKnown || seat.seat === room.seat;
     let who;
     if (seat.seat === room.seat) who = "you";
     else who = `${room.seat ? "your friend" : `the ${seat.seat}`}, ` +
-      (!seat.taken ? "not joined yet" : seat.connected ? "online" : "offline");
-    row.querySelector(".who").textContent = who;
-    row.querySelector(".who").dataset.connected = seat.connected ? "1" : "0";
+      (!seat.taken ? "not joined yet" : !known ? "presence unknown" : seat.connected ? "online" : "offline");
+    const cell = row.querySelector(".who");
+    cell.textContent = who;
+    cell.dataset.connected = !known ? "?" : seat.connected ? "1" : "0";
+    cell.title = known ? "" : "not connected to the server";
     row.querySelector(".hand").textContent = data.hands[color];
   }
   renderClocks();
@@ -488,19 +566,39 @@ function reviewable() {
   return games.reverse();
 }
 
+// a button per finished game (the earlier ones stay reachable during a rematch); a game
+// that has just ended opens its review by itself
 function renderReview() {
-  const over = room.data.status === "over";
-  $("review-area").hidden = !over;
-  if (!over) return;
+  const data = room.data;
   const games = reviewable();
-  const select = $("review-game");
-  const numbers = games.map((g) => String(g.number));
-  if ([...select.options].map((o) => o.value).join() !== numbers.join()) {
-    select.replaceChildren(...games.map((g) => new Option(`${g.number}: ${gameTitle(g)}`, g.number)));
-    select.value = numbers[0];
+  $("review-area").hidden = !games.length;
+  const list = $("review-games");
+  const key = games.map((g) => g.number).join();
+  if (list.dataset.games !== key) {
+    list.dataset.games = key;
+    list.replaceChildren(...games.map((g) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.game = g.number;
+      button.textContent = `Review game ${g.number}`;
+      button.addEventListener("click", () => loadReview(g.number));
+      const li = document.createElement("li");
+      li.append(button, ` ${gameTitle(g)}`);
+      return li;
+    }));
   }
-  $("review-choice").hidden = games.length < 2;
-  loadReview(Number(select.value));
+  if (data.over && room.reviewAuto !== data.game) {
+    room.reviewAuto = data.game;
+    loadReview(data.game);
+  } else if (!data.over && room.reviewShown !== null && room.reviewAuto !== -data.game) {
+    room.reviewAuto = -data.game;  // a new game: its board first, the review on request
+    room.reviewShown = null;
+    $("review").hidden = true;
+    delete document.body.dataset.reviewed;
+  }
+  for (const button of list.querySelectorAll("button")) {
+    button.setAttribute("aria-pressed", String(Number(button.dataset.game) === room.reviewShown));
+  }
 }
 
 function gameTitle(game) {
@@ -530,9 +628,10 @@ async function loadReview(number) {
   $("review-status").textContent = "";
   const game = reviewable().find((g) => g.number === number);
   ReviewPanel.render($("review"), review, {
-    title: `Review of game ${number}: ${gameTitle(game)}`, drawRules: room.data.draw_rules,
+    title: `Review of game ${number} — ${gameTitle(game)}`, drawRules: room.data.draw_rules,
   });
   document.body.dataset.reviewed = number;
+  renderReview();  // the pressed button
 }
 
 // -- start ------------------------------------------------------------------------------
@@ -545,7 +644,6 @@ function listen() {
   $("resign-no").addEventListener("click", () => { confirmResign(false); $("resign").focus(); });
   $("resign-yes").addEventListener("click", () => { confirmResign(false); act("resign"); });
   $("rematch").addEventListener("click", () => act("rematch"));
-  $("review-game").addEventListener("change", (e) => loadReview(Number(e.target.value)));
   for (const button of document.querySelectorAll("[data-copy]")) {
     button.addEventListener("click", () => copy($(button.dataset.copy)));
   }
@@ -567,6 +665,8 @@ async function start() {
   const now = () => { if (!room.socket && !room.fatal) connect(); };
   window.addEventListener("online", now);
   document.addEventListener("visibilitychange", () => { if (!document.hidden) now(); });
+  window.addEventListener("pagehide", hidden);
+  window.addEventListener("pageshow", (event) => { if (event.persisted) now(); });
 }
 
 start();
