@@ -19,6 +19,7 @@ import threading
 import click
 
 from morris_solver.errors import MorrisError
+from morris_solver.threads import use_workqueue
 
 # name: (module, attribute, the line `morris --help` shows); in the order listed there
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -56,10 +57,7 @@ def _process_settings(args: list[str]) -> None:
     """What the ``morris`` process sets for itself (a library import sets nothing):
     Numba's ``workqueue`` threading layer unless the user chose one (docs/architecture.md,
     "Compiled kernels"), and for a resumable command Ctrl-C as ``_exit_interrupted``."""
-    if "NUMBA_THREADING_LAYER" not in os.environ:
-        os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
-        if "numba" in sys.modules:  # read when the first parallel kernel runs
-            sys.modules["numba"].config.THREADING_LAYER = "workqueue"
+    use_workqueue()
     command = next((a for a in args if not a.startswith("-")), None)
     if command in RESUMABLE and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _exit_interrupted)

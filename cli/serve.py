@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import gc
-import math
 import socket
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from morris_cli.common import FiniteFloat
 from morris_solver.errors import MorrisError
 from morris_solver.storage import TableFile, default_table_path
 from morris_solver.variants import VARIANTS
@@ -28,16 +28,6 @@ def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:
             raise MorrisError(f"{tables[name]} and {path} both hold tables of {name}")
         tables[name] = path
     return tables
-
-
-class FiniteRange(click.FloatRange):
-    """A float in a range, never ``nan`` (which every comparison lets through)."""
-
-    def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -68,18 +58,23 @@ def listen(host: str, port: int) -> socket.socket:
 @click.option("--redis", metavar="URL",
               help="Keep the rooms in Redis instead (redis://host:6379/0), so that several "
               "server processes behind a load balancer share them.")
-@click.option("--room-days", type=FiniteRange(min=0.001, max=3650), default=30.0,
+@click.option("--room-days", type=FiniteFloat(0.001, 3650), default=30.0,
               show_default=True, help="Remove rooms untouched for this many days.")
-@click.option("--rooms-per-minute", type=FiniteRange(min=0.01, max=10_000), default=10.0,
+@click.option("--rooms-per-minute", type=FiniteFloat(0.01, 10_000), default=10.0,
               show_default=True,
               help="Rooms one client address may create a minute on average (twice as many "
               "at once); more are refused with 429.")
+@click.option("--search-seconds", type=FiniteFloat(0.1, 3600), default=20.0, show_default=True,
+              help="For a table file without its placement tables: how long the search that "
+              "answers a placement position may run (503 past it); other reads never wait "
+              "for it.")
 @click.option("--forwarded-allow-ips", metavar="IPS",
               help="Behind a reverse proxy: the proxy's addresses (comma-separated, or *), "
               "whose X-Forwarded-For header gives the client's address for the room limit. "
               "Without it the header is ignored: any client could set it.")
 def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis: str | None,
-          room_days: float, rooms_per_minute: float, forwarded_allow_ips: str | None) -> None:
+          room_days: float, rooms_per_minute: float, search_seconds: float,
+          forwarded_allow_ips: str | None) -> None:
     """Serve an analysis board for every variant with tables: click to place, move and
     remove stones, see the value of the position and of every legal move, play against
     the engine, on one device, or with a friend by link in a live room (any variant,
@@ -103,7 +98,8 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     if rooms is None and not redis:
         rooms = next(iter(tables.values())).parent / "rooms.sqlite"
     limits = Limits(rooms_per_minute=rooms_per_minute, room_burst=max(1, int(2 * rooms_per_minute)))
-    app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days, limits=limits)
+    app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days, limits=limits,
+                     search_seconds=search_seconds)
     # a full garbage collection over a thousand connections' objects takes 60-240 ms and
     # stalls every room: keep what exists at start out of it, and collect less often
     # (benchmarks/rooms_report.md)

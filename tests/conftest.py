@@ -12,7 +12,10 @@ from reference_solver import solve_reference
 
 from morris_solver.generate import solve
 from morris_solver.known import known_results
+from morris_solver.threads import use_workqueue
 from morris_solver.variants import get_variant
+
+use_workqueue()  # as the morris command does, before the fixtures' first parallel kernel
 
 TABLES = {
     "three": {},

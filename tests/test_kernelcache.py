@@ -194,3 +194,18 @@ def test_index_tables_are_kept_in_the_cache_folder(monkeypatch, tmp_path):
     loaded = index_tables.__wrapped__(board, 3)
     assert all((a == b).all() for a, b in zip(built[1:], loaded[1:], strict=True))
     assert stored.exists()
+
+
+def test_use_workqueue_selects_the_layer_unless_the_user_chose_one(monkeypatch):
+    import numba
+
+    from morris_solver.threads import use_workqueue
+
+    monkeypatch.setenv("NUMBA_THREADING_LAYER", "omp")
+    use_workqueue()
+    assert os.environ["NUMBA_THREADING_LAYER"] == "omp"
+    monkeypatch.delenv("NUMBA_THREADING_LAYER")
+    monkeypatch.setattr(numba.config, "THREADING_LAYER", "default")
+    use_workqueue()
+    assert os.environ["NUMBA_THREADING_LAYER"] == "workqueue"
+    assert numba.config.THREADING_LAYER == "workqueue"

@@ -156,10 +156,29 @@ def test_forwarded_addresses_only_from_a_trusted_proxy(table_paths, tmp_path, tr
     assert codes == ([201, 201, 201] if trusted else [201, 429, 429])
 
 
-@pytest.mark.parametrize("option", ["--room-days", "--rooms-per-minute"])
+@pytest.mark.parametrize("option", ["--room-days", "--rooms-per-minute", "--search-seconds"])
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e300", "100000", "0"])
 def test_numbers_out_of_range_are_usage_errors(option, value):
     result = CliRunner().invoke(serve, [option, value])
     assert result.exit_code == 2, result.output
     assert f"Invalid value for '{option}'" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_the_search_budget_reaches_the_app(monkeypatch, tmp_path):
+    """``--search-seconds`` is the budget the app's searches get (docs/web.md)."""
+    import morris_cli.web.app as web_app
+
+    seen = {}
+
+    def fake_create_app(tables, **options):
+        seen.update(options)
+        raise MorrisError("stop here")
+
+    monkeypatch.setattr(web_app, "create_app", fake_create_app)
+    table = tmp_path / "three.h5"
+    table.write_bytes(b"")
+    monkeypatch.setattr("morris_cli.serve.served_tables", lambda db: {"three": table})
+    result = CliRunner().invoke(serve, ["--search-seconds", "2.5"])
+    assert isinstance(result.exception, MorrisError)
+    assert seen["search_seconds"] == 2.5
