@@ -60,7 +60,7 @@ def listen(host: str, port: int) -> socket.socket:
               "server processes behind a load balancer share them.")
 @click.option("--room-days", type=FiniteFloat(0.001, 3650), default=30.0,
               show_default=True, help="Remove rooms untouched for this many days.")
-@click.option("--rooms-per-minute", type=FiniteFloat(0.01, 10_000), default=10.0,
+@click.option("--rooms-per-minute", type=FiniteFloat(0.01, 1_000_000), default=10.0,
               show_default=True,
               help="Rooms one client address may create a minute on average (twice as many "
               "at once); more are refused with 429.")

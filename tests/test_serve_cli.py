@@ -157,7 +157,7 @@ def test_forwarded_addresses_only_from_a_trusted_proxy(table_paths, tmp_path, tr
 
 
 @pytest.mark.parametrize("option", ["--room-days", "--rooms-per-minute", "--search-seconds"])
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e300", "100000", "0"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "1e300", "10000000", "0"])
 def test_numbers_out_of_range_are_usage_errors(option, value):
     result = CliRunner().invoke(serve, [option, value])
     assert result.exit_code == 2, result.output
