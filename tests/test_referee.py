@@ -174,3 +174,40 @@ def test_a_move_id_is_one_move_of_one_game():
     assert room.play("guest", "move", "a1", "g-1") == event["v"]
     # rebuilt from the events, the ids are the same
     assert replay(room.record, room.events).move_ids == room.state.move_ids
+
+
+def _a_game_ending_by(reason: str, seed: int) -> list[str]:
+    """The moves of a random game of Six Men's Morris that ends by ``reason`` (the rules'
+    own end, so no draw rules), found by playing seeded random games."""
+    import random
+
+    from morris_solver.game import Game
+    from morris_solver.variants import get_variant
+
+    rng = random.Random(seed)
+    six = get_variant("six")
+    for _ in range(2000):
+        game = Game(six, draw_rules=False)
+        while game.outcome() is None and len(game.history) < 200:
+            game.play(rng.choice(game.legal_moves()))
+        end = game.outcome()
+        if end is not None and end.reason == reason:
+            board = game.position.board
+            return [move.text(board) for _, move in game.history]
+    raise AssertionError(f"no random game of six ended by {reason}")
+
+
+@pytest.mark.parametrize("reason", ["fewer than 3 stones", "no legal move"])
+def test_the_side_that_leaves_the_other_without_a_game_wins(reason):
+    """Down to two stones, or without a legal move, the side to move has lost: the side
+    that made the last move wins, whichever seat it is."""
+    moves = _a_game_ending_by(reason, seed=7)
+    room = Room()
+    room.record = RoomRecord("r" * 22, "six", False, 100, "white", 0)
+    room.state = RoomState(room.record)
+    room.join()
+    room.moves(*moves)
+    last_mover = "white" if len(moves) % 2 else "black"
+    assert room.state.over == {"winner": last_mover, "reason": reason,
+                               "result": f"{last_mover} wins"}
+    assert room.play(room.state.seat_of(last_mover), "rematch")  # the game is over
