@@ -19,7 +19,7 @@ import pytest
 import morris_solver
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTALLED = {"solver": "morris_solver", "cli": "morris_cli", "web": "morris_cli/web"}
+INSTALLED = {"solver": "morris_solver", "cli": "morris_cli", "cli/web": "morris_cli/web"}
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
-    for package in ("solver", "cli", "web", "data/stats"):
+    for package in ("solver", "cli", "data/stats"):
         shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -45,7 +45,7 @@ def test_the_wheel_holds_every_module_and_the_published_results(wheel):
         for path in (ROOT / folder).glob("*.py"):
             assert f"{package}/{path.name}" in names
     assert "morris_solver/known_results.toml" in names
-    for path in (ROOT / "web" / "static").iterdir():
+    for path in (ROOT / "cli" / "web" / "static").iterdir():
         assert f"morris_cli/web/static/{path.name}" in names  # the page works when installed
     assert not any(name.endswith(".h5") for name in names)
 

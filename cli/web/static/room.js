@@ -1,4 +1,4 @@
-// The room page: a game against a friend, live (the server's side is web/live.py, the
+// The room page: a game against a friend, live (the server's side is cli/web/live.py, the
 // protocol docs/live.md). Who you are comes from the address's fragment, which never
 // reaches the server's logs: #seat=TOKEN is a player's link, #invite=CODE takes the
 // free seat (then the address becomes the seat's link), nothing is a watcher. A seat's
