@@ -69,6 +69,13 @@ class Position:
             return cls(v, mover, other, mover_hand, other_hand, True)
         return cls(v, other, mover, other_hand, mover_hand, False)
 
+    def handed_over(self, mover: int, other: int, mover_hand: int, other_hand: int
+                    ) -> Position:
+        """The position after a move, given from the side-to-move view of the side that
+        moves next (what ``rules.play`` builds)."""
+        return Position.from_sides(self.variant, mover, other, mover_hand, other_hand,
+                                   not self.white_to_move)
+
     @property
     def board(self) -> Board:
         return self.variant.board
@@ -272,7 +279,7 @@ def _hands(field: str) -> tuple[int, int]:
 
 
 def _parse_move_list(text: str, variant: Variant) -> Position:
-    from .rules import parse_move, play  # rules builds on Position; import at use
+    from .rules import parse_move, play  # the rules' module loads only when it is used
 
     position = Position.start(variant)
     for number, token in enumerate(re.split(r"[\s,]+", text.strip()), start=1):

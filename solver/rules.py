@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .board import Board
 from .errors import DIGITS, IllegalMoveError, quoted
-from .position import Position
 from .values import Result
+
+if TYPE_CHECKING:  # only for the hints: ``Position.parse`` replays move lists with these rules
+    from .position import Position
 
 # a point is a letter and digits (``whole_number``'s rule); at most 3 removals (no rule
 # removes more than 2), so move text that matches is short enough to repeat in a message
@@ -176,9 +179,7 @@ def _apply(position: Position, move: Move) -> Position:
     for p in move.removed:
         other &= ~(1 << p)
     hand = position.mover_hand - (move.origin is None)
-    return Position.from_sides(
-        position.variant, other, mover, position.other_hand, hand, not position.white_to_move
-    )
+    return position.handed_over(other, mover, position.other_hand, hand)
 
 
 def _removal_options(position: Position, origin: int | None, target: int) -> list[tuple[int, ...]]:

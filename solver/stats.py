@@ -21,11 +21,7 @@ from pathlib import Path
 
 from .errors import MorrisError
 from .sectors import parse_sector_key, sector_key, sector_name
-from .storage import SECTORS, STAT_KEYS, TableFile
-
-# the statistics of a sector's draw-rule values (``drawrules.statistics``)
-RULE_STAT_KEYS = ("positions", "wins", "cursed_wins", "draws", "blessed_losses", "losses",
-                  "max_win_z", "max_loss_z")
+from .storage import RULE_STAT_KEYS, SECTORS, STAT_KEYS, TableFile
 
 
 def table_statistics(table: TableFile) -> dict:

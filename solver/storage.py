@@ -37,6 +37,9 @@ from .variants import Variant, get_variant
 FORMAT_VERSION = 1
 METRIC = "plies to the end of the game (depth to win), through captures"
 STAT_KEYS = ("positions", "wins", "draws", "losses", "max_win_plies", "max_loss_plies")
+# the statistics of a sector's draw-rule values (``drawrules.statistics``)
+RULE_STAT_KEYS = ("positions", "wins", "cursed_wins", "draws", "blessed_losses", "losses",
+                  "max_win_z", "max_loss_z")
 _TMP_PREFIX = "partial-"
 # Measured on the 5-5 sector of nine (see README): shuffle + gzip-1 stores the uint16 codes
 # in a fraction of their size and decompresses faster than the disk reads them.
@@ -495,8 +498,6 @@ def _checked_rules(path: Path, attrs: dict) -> tuple[dict, Variant]:
 def _check_layers(path: Path, f: h5py.File, variant: Variant) -> None:
     """The layers: ``sectors`` and the draw-rule layers ``draw_rules/L1`` ..., groups
     whose every sector passes ``_sector_problem``."""
-    from .stats import RULE_STAT_KEYS  # stats reads tables through this module
-
     if not isinstance(f.get(SECTORS), h5py.Group):
         raise TableError(f"{path} has no {SECTORS} group")
     layers = {SECTORS: STAT_KEYS}
