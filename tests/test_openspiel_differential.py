@@ -27,12 +27,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-import pyspiel
+import pytest
 
 from morris_solver.position import Position
 from morris_solver.rules import Move, legal_moves, phase, successors, terminal
 from morris_solver.values import Result
 from morris_solver.variants import get_variant
+
+pyspiel = pytest.importorskip("pyspiel")  # open-spiel: the dev extra
 
 NINE = get_variant("nine")
 BOARD = NINE.board
