@@ -60,9 +60,12 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
     the first unsolved sector (a large moving-phase twin from its last snapshot, saved
     every 15 minutes as FILE.checkpoint), and a finished solve does nothing.
 
+    The first run after installing or updating the toolkit spends about a minute and a
+    half on 2 cores compiling the solver's kernels, which are cached for later runs.
+
     \b
     Examples:
-      morris solve three                       the whole game, seconds
+      morris solve three                       the whole game, seconds once compiled
       morris solve nine --max-stones 5         sectors of at most 5 stones a side
       morris solve nine --sector 6-5           the 6-5/5-6 twin and what it needs
       morris solve six --draw-rules            then the values under the 100-ply rule
