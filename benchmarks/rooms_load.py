@@ -38,6 +38,8 @@ class Sent:
 
 @dataclass
 class Bench:
+    """What every player and task of a run shares: the phase, the moves and the counts."""
+
     args: argparse.Namespace
     rng: random.Random
     phase: int = 0
@@ -314,6 +316,8 @@ async def table_reads(http, bench: Bench, paths: list[tuple[str, str]], rate: fl
 
 async def run(args: argparse.Namespace, url: str, pid: int | None, server, log: Path | None,
               read_variant: str | None) -> dict:
+    """The whole load on the server at ``url``: set-up, the phases, the drain; the raw
+    timings and snapshots that ``rooms_figures.figures`` turns into figures."""
     import httpx2
 
     bench = Bench(args, random.Random(args.seed))

@@ -133,7 +133,6 @@ async def wait_ready(http, server: subprocess.Popen | None, log: Path | None,
         await asyncio.sleep(0.1)
 
 
-
 def snapshot(pid: int | None) -> dict:
     """The server's and the client's counters at one moment: a phase's figures are the
     differences between two snapshots."""
@@ -141,7 +140,6 @@ def snapshot(pid: int | None) -> dict:
             "server_sched": proc_waits(pid), "client_sched": proc_waits(os.getpid()),
             "machine_cpu": machine_cpu(), "client_cpu": time.process_time(),
             "at": time.monotonic()}
-
 
 
 def load_average() -> str:
