@@ -4,12 +4,28 @@ PY := $(VENV)/bin/python
 
 .PHONY: install test solve bench bench-nine bench-placement bench-draw-rules bench-variants bench-open lint clean
 
-$(VENV)/.installed: pyproject.toml
-	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+# The editable install in setuptools' strict mode: build/__editable__.*/ holds a link to
+# each file of the package under its installed name (morris_solver/, morris_cli/), which
+# mypy, editors and other static tools follow, where the default mode's import hook
+# leads them nowhere (docs/architecture.md). A link tree knows only the files it was
+# made with, so it is made again when a module or a data file is added or removed.
+PACKAGE_FILES := $(sort $(wildcard solver/*.py solver/*.toml solver/py.typed cli/*.py \
+	cli/py.typed cli/web/*.py cli/web/static/* data/stats/*.json))
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.package-files
+	@test -x $(PY) || command -v $(PYTHON) >/dev/null 2>&1 \
+		|| { echo "need $(PYTHON) on PATH (set PYTHON=...)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
 	touch $@
+
+# rewritten (and so newer than .installed) only when the list of files changes
+$(VENV)/.package-files: FORCE
+	@mkdir -p $(VENV)
+	@echo $(PACKAGE_FILES) | cmp -s - $@ || echo $(PACKAGE_FILES) > $@
+
+FORCE:
 
 install: $(VENV)/.installed
 

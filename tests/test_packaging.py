@@ -1,10 +1,14 @@
 """The package as users install it: the wheel carries every module, the published
-results and statistics, which load from the installed copy in any folder, and its
-license; an installed copy that cannot be written runs and writes nothing into itself;
-the public names of ``morris_solver`` import on first use."""
+results and statistics, which load from the installed copy in any folder, its license
+and its type hints' marker; an installed copy that cannot be written runs and writes
+nothing into itself; the public names of ``morris_solver`` import on first use; an
+editable install leads static tools to the repository's files."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.metadata
+import json
 import os
 import shutil
 import subprocess
@@ -45,6 +49,7 @@ def test_the_wheel_holds_every_module_and_the_published_results(wheel):
         for path in (ROOT / folder).glob("*.py"):
             assert f"{package}/{path.name}" in names
     assert "morris_solver/known_results.toml" in names
+    assert {"morris_solver/py.typed", "morris_cli/py.typed"} <= names  # PEP 561
     for path in (ROOT / "cli" / "web" / "static").iterdir():
         assert f"morris_cli/web/static/{path.name}" in names  # the page works when installed
     assert not any(name.endswith(".h5") for name in names)
@@ -162,7 +167,8 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
 def test_one_copy_of_the_published_results():
     assert not (ROOT / "data" / "known_results.toml").exists()
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert config["tool"]["setuptools"]["package-data"]["morris_solver"] == ["known_results.toml"]
+    assert config["tool"]["setuptools"]["package-data"]["morris_solver"] == ["known_results.toml",
+                                                                          "py.typed"]
     assert not config["project"]["requires-python"].count("<")
 
 
@@ -177,3 +183,34 @@ def test_public_names_import_on_first_use():
         assert getattr(morris_solver, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         morris_solver.nothing  # noqa: B018
+
+
+def _editable() -> bool:
+    """Whether this environment's morris-tablebase is an editable install (PEP 660: the
+    ``direct_url.json`` pip wrote says so; a source tree's ``*.egg-info`` has none)."""
+    for dist in importlib.metadata.distributions(name="morris-tablebase"):
+        if text := dist.read_text("direct_url.json"):
+            return json.loads(text).get("dir_info", {}).get("editable", False)
+    return False
+
+
+@pytest.mark.skipif(not _editable(), reason="morris-tablebase is not installed in editable "
+                    "mode here: an installed copy is the wheel's, tested above")
+def test_the_editable_install_leads_static_tools_to_the_repository():
+    """mypy, editors and other static tools find a module as a file on ``sys.path`` (the
+    ``.pth`` files' folders included) and run no import hook: each of the repository's
+    modules must be found so, under its installed name, as the repository's own file
+    (``make install``: setuptools' strict editable mode, docs/architecture.md)."""
+    for top, folder in (("morris_solver", ROOT / "solver"), ("morris_cli", ROOT / "cli")):
+        spec = importlib.machinery.PathFinder.find_spec(top)
+        assert spec is not None and spec.origin, (
+            f"no {top} on sys.path: the editable install is one that only an import hook "
+            "resolves; run `make install` (setuptools' strict editable mode)")
+        installed = Path(spec.origin).parent
+        for path in [*folder.rglob("*.py"), folder / "py.typed"]:
+            if "__pycache__" in path.parts:
+                continue
+            link = installed / path.relative_to(folder)
+            assert link.resolve() == path.resolve(), (
+                f"{link} does not lead to {path.relative_to(ROOT)}: a module added since "
+                "the editable install was made? run `make install` again")
