@@ -18,6 +18,8 @@ import pytest
 from morris_solver.sectors import sector_key, solve_plan
 from morris_solver.variants import get_variant
 
+pytest.importorskip("matplotlib")  # the bench extra: the script draws its plot with it
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_nine.py"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
