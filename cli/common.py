@@ -86,6 +86,7 @@ class WholeNumber(click.ParamType):
         self.low, self.high = low, high
 
     def convert(self, value, param, ctx) -> int:
+        number: int | None
         if isinstance(value, int) and not isinstance(value, bool):
             number = value  # a default
         elif isinstance(value, str):

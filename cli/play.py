@@ -49,7 +49,7 @@ class Session:
         shown = None
         while (end := game.outcome()) is None:
             pos = game.position
-            if pos.white_to_move not in self.humans:
+            if self.engine is not None and pos.white_to_move not in self.humans:
                 move = self.engine.choose(game)
                 click.echo(f"Engine ({pos.mover_name}) plays {move.text(pos.board)}")
                 game.play(move)

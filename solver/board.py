@@ -204,7 +204,7 @@ def _three_board(name: str, diagonals: bool):
     lines += [[(x, y) for y in range(3)] for x in range(3)]
     if diagonals:
         lines += [[(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
-    mills = tuple(tuple(index[c] for c in line) for line in lines)
+    mills = tuple((index[a], index[b], index[c]) for a, b, c in lines)
     edges = tuple((m[k], m[k + 1]) for m in mills for k in range(2))
     return Board(name, tuple(_named(coords)), tuple(coords), edges, mills)
 

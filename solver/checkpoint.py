@@ -20,6 +20,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,8 @@ class GroupCheckpoint:
             return None
         where, meta = found
         try:
-            arrays = {
+            # Any: spread below over GroupState's fields, arrays and numbers alike
+            arrays: dict[str, Any] = {
                 name: [np.load(where / f"{name}{i}.npy") for i in range(meta["counts"][name])]
                 for name in ARRAYS
             }

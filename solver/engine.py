@@ -122,12 +122,13 @@ class Engine:
         has seen least: a drawn game that goes on gives the opponent more moves to err."""
         if len(keep) == 1:
             return keep[0].move
-        ranks = [-self.trap_share(game, c.move) for c in keep]
+        traps = [-self.trap_share(game, c.move) for c in keep]
         if self.criterion == "fresh-replies" and keep[0].result is Result.DRAW:
             occurred = Counter(before for before, _ in game.history)
             after = dict(successors(game.position))
-            ranks = [(occurred[after[c.move]], rank) for c, rank in zip(keep, ranks, strict=True)]
-        return keep[ranks.index(min(ranks))].move
+            ranks = [(occurred[after[c.move]], trap) for c, trap in zip(keep, traps, strict=True)]
+            return keep[ranks.index(min(ranks))].move
+        return keep[traps.index(min(traps))].move
 
     def _sector_share(self, game: Game) -> float:
         """``trap_share`` by Malom's ranking, from the game's values of the sector the

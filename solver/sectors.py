@@ -33,8 +33,9 @@ def parse_sector_key(key: str) -> Sector:
 def parse_sector(text: str) -> Sector:
     """A sector as users write it: ``W-B-WF-BF``, or ``W-B`` for the moving phase
     (``_`` works as the separator too). Raises ValueError saying what is expected."""
-    numbers = [whole_number(p) for p in text.replace("_", "-").split("-")]
-    if len(numbers) in (2, 4) and None not in numbers:
+    parts = text.replace("_", "-").split("-")
+    numbers = [n for n in map(whole_number, parts) if n is not None]
+    if len(parts) in (2, 4) and len(numbers) == len(parts):
         w, b, wf, bf = numbers + [0] * (4 - len(numbers))
         return (w, b, wf, bf)
     raise ValueError(

@@ -79,7 +79,11 @@ class Value:
         return cls(Result.WIN if plies % 2 == 1 else Result.LOSS, plies)
 
     def to_code(self) -> int:
-        return DRAW_CODE if self.result is Result.DRAW else self.plies + 1
+        if self.result is Result.DRAW:
+            return DRAW_CODE
+        if self.plies is None:
+            raise ValueError(f"a {self.result.value} needs its distance in plies")
+        return self.plies + 1
 
     def after_move(self) -> Value:
         """The value of a position one ply earlier whose move led here (side flipped)."""

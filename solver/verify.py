@@ -603,7 +603,7 @@ def _verify_sector(
         result.mismatches.append(_mismatch(variant, R, T, sector, nexts, codes, i, rule_limit))
     result.positions = int(tally[0])
     recount = dict(zip(STAT_KEYS, (int(x) for x in tally), strict=True))
-    keys = STAT_KEYS
+    keys: tuple[str, ...] = STAT_KEYS
     if rule_limit:  # the classes need the game's codes too
         recount = rule_statistics(cache.table.read_sector(sector), arrays[sector])
         keys = tuple(k for k in recount if k != "slots")

@@ -25,6 +25,7 @@ import os
 import time
 import uuid
 from collections import Counter
+from typing import cast
 
 from morris_solver.errors import MorrisError
 
@@ -217,7 +218,9 @@ class RedisRoomStore(RoomStore):
         return await self.presence(room_id)
 
     async def presence(self, room_id: str) -> dict[str, bool]:
-        fields = await self._client.hgetall(self._keys(room_id)[2])
+        # str, not bytes: the client decodes its replies (decode_responses=True), which
+        # redis-py's hints cannot express
+        fields = cast(dict[str, str], await self._client.hgetall(self._keys(room_id)[2]))
         now = time.time()
         fresh = {name.split("|", 1)[0] for name, until in fields.items() if float(until) > now}
         return {seat: seat in fresh for seat in ("host", "guest")}

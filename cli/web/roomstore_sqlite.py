@@ -141,6 +141,12 @@ class SQLiteRoomStore(RoomStore):
     async def _run(self, function, *args):
         return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
 
+    def _connection(self) -> sqlite3.Connection:
+        """The open file; a store used after ``close()`` fails here, by name."""
+        if self._db is None:
+            raise RuntimeError(f"the rooms store {self.path} is closed")
+        return self._db
+
     def check(self) -> None:
         """Nothing left to check: the file was opened and its schema read on creation."""
 
@@ -159,7 +165,7 @@ class SQLiteRoomStore(RoomStore):
         await self._run(self._create, record, host_hash, invite_hash)
 
     def _create(self, record: RoomRecord, host_hash: str, invite_hash: str) -> None:
-        self._db.execute(
+        self._connection().execute(
             "INSERT INTO rooms (id, record, host_hash, guest_hash, invite_hash, version, touched)"
             " VALUES (?, ?, ?, NULL, ?, 0, ?)",
             (record.id, json.dumps(record.as_json()), host_hash, invite_hash, record.created),
@@ -172,7 +178,7 @@ class SQLiteRoomStore(RoomStore):
         return stored
 
     def _append(self, room_id: str, event: dict, guest_hash: str | None) -> bool:
-        db = self._db
+        db = self._connection()
         db.execute("BEGIN IMMEDIATE")
         try:
             row = db.execute("SELECT version, guest_hash FROM rooms WHERE id = ?",
@@ -195,7 +201,7 @@ class SQLiteRoomStore(RoomStore):
         return await self._run(self._remove_idle, before_ms)
 
     def _remove_idle(self, before_ms: int) -> int:
-        db = self._db
+        db = self._connection()
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("DELETE FROM events WHERE room IN "
@@ -213,12 +219,13 @@ class SQLiteRoomStore(RoomStore):
         return await self._run(self._load, room_id)
 
     def _load(self, room_id: str) -> StoredRoom | None:
-        row = self._db.execute(
+        db = self._connection()
+        row = db.execute(
             "SELECT record, host_hash, guest_hash, invite_hash FROM rooms WHERE id = ?",
             (room_id,)).fetchone()
         if row is None:
             return None
-        events = [json.loads(body) for (body,) in self._db.execute(
+        events = [json.loads(body) for (body,) in db.execute(
             "SELECT body FROM events WHERE room = ? ORDER BY version", (room_id,))]
         return StoredRoom(RoomRecord.from_json(json.loads(row[0])), events, row[1], row[2], row[3])
 
