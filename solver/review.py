@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .game import Game
+from .outcome import outcome_json
 from .position import Position
 from .probe import MissingSectorError, MoveValue, Tablebase
 from .rules import Outcome, terminal
@@ -82,14 +83,7 @@ class FinalReview:
     over: Outcome | None  # for the side to move (``Game.outcome``)
 
     def as_json(self) -> dict:
-        over = None
-        if self.over is not None:
-            result = self.over.result
-            winner = None
-            if result is not Result.DRAW:
-                white_wins = (result is Result.WIN) == self.white_to_move
-                winner = "white" if white_wins else "black"
-            over = {"result": result.value, "reason": self.over.reason, "winner": winner}
+        over = None if self.over is None else outcome_json(self.over, self.white_to_move)
         return {"position": self.position, "value": _value_json(self.value),
                 "missing": self.missing, "over": over}
 

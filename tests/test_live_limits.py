@@ -16,10 +16,11 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from morris_cli.web import live as live_module  # noqa: E402
+from morris_cli.web import live_connection, live_protocol  # noqa: E402
 from morris_cli.web.app import create_app  # noqa: E402
-from morris_cli.web.live import Limits, LiveRooms  # noqa: E402
-from morris_cli.web.params import BadRequest  # noqa: E402
+from morris_cli.web.live import LiveRooms  # noqa: E402
+from morris_cli.web.live_limits import Limits  # noqa: E402
+from morris_cli.web.room_errors import TooMany, http_status  # noqa: E402
 from morris_cli.web.roomstore_sqlite import SQLiteRoomStore  # noqa: E402
 
 
@@ -136,7 +137,7 @@ def test_the_caches_stay_within_their_caps():
             await live.join(record.id, invite)
             await live.act(record.id, "host", "move", "b2")
             assert len(live._rooms) <= 5 and len(live._locks) <= 4
-            assert len(live._creators) <= 7
+            assert len(live.creation.addresses) <= 7
             if number == 2:  # a room with a connection is never evicted
                 live._connections[record.id] = {object()}
         assert records[2][0].id in live._rooms
@@ -156,9 +157,9 @@ def test_room_creation_is_limited_over_all_addresses():
     async def run() -> None:
         for number in range(4):
             await live.create("three", "white", True, 100, f"10.0.0.{number}")
-        with pytest.raises(BadRequest) as e:
+        with pytest.raises(TooMany) as e:
             await live.create("three", "white", True, 100, "10.0.1.1")
-        assert e.value.status == 429 and "too many rooms" in str(e.value)
+        assert http_status(e.value) == 429 and "too many rooms" in str(e.value)
 
     asyncio.run(run())
     asyncio.run(store.close())
@@ -167,7 +168,7 @@ def test_room_creation_is_limited_over_all_addresses():
 
 
 def test_a_client_that_reads_nothing_is_closed_with_1013(app, monkeypatch):
-    monkeypatch.setattr(live_module, "OUTBOX", 2)  # the hello's answers alone overflow it
+    monkeypatch.setattr(live_connection, "OUTBOX", 2)  # the hello's answers alone overflow it
     with TestClient(app) as client:
         host = new_room(client)
         with client.websocket_connect(f"/ws/rooms/{host['room']}") as ws:
@@ -176,7 +177,7 @@ def test_a_client_that_reads_nothing_is_closed_with_1013(app, monkeypatch):
 
 
 def test_no_hello_in_time_is_closed_with_4408(app, monkeypatch):
-    monkeypatch.setattr(live_module, "HELLO_SECONDS", 0.05)
+    monkeypatch.setattr(live_protocol, "HELLO_SECONDS", 0.05)
     with TestClient(app) as client:
         host = new_room(client)
         with client.websocket_connect(f"/ws/rooms/{host['room']}") as ws:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from morris_cli.web.referee import Refused, RoomRecord, RoomState, replay
+from morris_cli.web.referee import RoomRecord, RoomState, replay
+from morris_cli.web.room_errors import RoomError, http_status
 
 # White b2 a2 c1, Black a1 c2 a3: no line, both sides can move (White c1-b1, Black c2-c3)
 PLACED = ["b2", "a1", "a2", "c2", "c1", "a3"]
@@ -42,10 +43,10 @@ class Room:
 def refused(room: Room, seat: str | None, action: str, move: str | None = None,
             move_id: str | None = None) -> tuple[int, str]:
     version = room.state.version
-    with pytest.raises(Refused) as e:
+    with pytest.raises(RoomError) as e:
         room.state.decide(seat, action, move, move_id, 5)
     assert room.state.version == version and "\n" not in str(e.value)
-    return e.value.status, str(e.value)
+    return http_status(e.value), str(e.value)
 
 
 def test_a_move_is_decided_as_an_event_and_applied_with_the_clocks():

@@ -49,6 +49,7 @@ from morris_solver.drawrules import DEFAULT_LIMIT
 from morris_solver.engine import STRENGTHS, Engine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
+from morris_solver.outcome import outcome_json
 from morris_solver.position import Position
 from morris_solver.probe import (
     MissingSectorError,
@@ -58,15 +59,15 @@ from morris_solver.probe import (
     rule_evaluation_json,
 )
 from morris_solver.review import review_game
-from morris_solver.rules import phase
 from morris_solver.storage import TableError
-from morris_solver.values import Result
 from morris_solver.variants import VARIANTS, Variant, get_variant
 
 from . import params
-from .live import Limits, LiveRooms
+from .game_json import game_json, move_json
+from .live import LiveRooms
+from .live_limits import Limits
+from .live_routes import routes as room_routes
 from .params import BadRequest
-from .referee import move_json
 from .roomstore import RoomStore
 
 STATIC = resources.files(__package__) / "static"
@@ -245,7 +246,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             Route("/api/game", game),
             Route("/api/review", review),
             Route("/api/engine", engine),
-            *live.routes(),
+            *room_routes(live),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],
         exception_handlers={BadRequest: _bad_request, MorrisError: _bad_request,
@@ -380,24 +381,13 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
     end = played.outcome()
     facts = {
         "variant": pos.variant.name,
-        "position": str(pos),
-        "moves_played": [move.text(board) for _, move in played.history],
-        "white": board.names(pos.white),
-        "black": board.names(pos.black),
-        "to_move": "white" if pos.white_to_move else "black",
-        "hands": {"white": pos.white_hand, "black": pos.black_hand},
-        "phase": phase(pos),
-        "over": None,
-        "quiet_plies": played.quiet_moving_plies(),
+        **game_json(played, played_key="moves_played"),
+        "over": None if end is None else outcome_json(end, pos.white_to_move),
         "quiet_plies_limit": played.move_limit if played.draw_rules else None,
         "value": None,
         "value_error": None,
         "moves": [],
     }
-    if end is not None:
-        other = "black" if pos.white_to_move else "white"
-        winner = {Result.WIN: facts["to_move"], Result.LOSS: other}.get(end.result)
-        facts["over"] = {"result": end.result.value, "reason": end.reason, "winner": winner}
     legal = {move.text(board): move for move in played.legal_moves()}
     valued: dict[str, dict] = {}
     if tb is None:

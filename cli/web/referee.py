@@ -18,22 +18,16 @@ from dataclasses import dataclass, field
 
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
-from morris_solver.rules import Move, parse_move, phase
-from morris_solver.values import Result
+from morris_solver.outcome import winner
+from morris_solver.rules import parse_move
 from morris_solver.variants import get_variant
+
+from .game_json import game_json, move_json, played_moves
+from .room_errors import Invalid, NotAllowed, NotNow
 
 SEATS = ("host", "guest")
 COLORS = ("white", "black")
 ACTIONS = ("move", "resign", "offer_draw", "accept_draw", "decline_draw", "rematch")
-
-
-class Refused(Exception):
-    """An action the referee does not allow: the one-line reason and the HTTP status it
-    maps to (400 illegal, 403 not a player, 409 not now)."""
-
-    def __init__(self, message: str, status: int):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -120,51 +114,53 @@ class RoomState:
                move_id: str | None = None, now: int = 0) -> dict | int:
         """The event that ``seat``'s ``action`` makes, or the version of the event a
         repeated move (same game, seat, ``move_id`` and move) already made. Raises
-        ``Refused`` (409 for an id already used for another move in this game)."""
+        ``NotAllowed`` (not a player), ``Invalid`` (an unknown action, an illegal move)
+        or ``NotNow`` (not in this state; an id already used for another move in this
+        game)."""
         if seat not in SEATS:
-            raise Refused("watchers cannot play: open the room with a seat's link", 403)
+            raise NotAllowed("watchers cannot play: open the room with a seat's link")
         if action not in ACTIONS:
-            raise Refused(f"unknown action {action!r}", 400)
+            raise Invalid(f"unknown action {action!r}")
         if action == "move" and move_id is not None:
             done = self.move_ids.get((self.number, seat, move_id))
             if done is not None:
                 version, played = done
                 if not _same_move(move, played):
-                    raise Refused(f"move id {move_id!r} was already used for {played} "
-                                  "in this game", 409)
+                    raise NotNow(f"move id {move_id!r} was already used for {played} "
+                                 "in this game")
                 return version
         color = self.color_of(seat)
         base = {"kind": action, "v": self.version + 1, "at": now, "seat": seat, "color": color}
         if action == "rematch":
             if self.over is None:
-                raise Refused("the game is not over: a rematch comes after it", 409)
+                raise NotNow("the game is not over: a rematch comes after it")
             if self.rematch_offer == seat:
-                raise Refused("you already asked for a rematch", 409)
+                raise NotNow("you already asked for a rematch")
             return base
         if not self.guest_joined:
-            raise Refused("your friend has not joined yet", 409)
+            raise NotNow("your friend has not joined yet")
         if self.over is not None:
-            raise Refused(f"the game is over ({self.over['reason']})", 409)
+            raise NotNow(f"the game is over ({self.over['reason']})")
         if action == "resign":
             return base
         if action == "offer_draw":
             if self.draw_offer == color:
-                raise Refused("you already offered a draw", 409)
+                raise NotNow("you already offered a draw")
             return base
         if action in ("accept_draw", "decline_draw"):
             if self.draw_offer != other(color):
-                raise Refused("no draw is offered to you", 409)
+                raise NotNow("no draw is offered to you")
             return base
         # a move
         if self.to_move() != color:
-            raise Refused("not your turn", 409)
+            raise NotNow("not your turn")
         if not move:
-            raise Refused("no move given", 400)
+            raise Invalid("no move given")
         position = self.game.position
         try:
             parsed = parse_move(move, position)
         except MorrisError as e:
-            raise Refused(str(e), 400) from None
+            raise Invalid(str(e)) from None
         return {**base, "move": parsed.text(position.board), "id": move_id}
 
     # -- applying ---------------------------------------------------------------------
@@ -191,7 +187,7 @@ class RoomState:
                                                                           event["move"])
             end = self.game.outcome()
             if end is not None:
-                self._end(at, _winner(end.result, self.to_move()), end.reason)
+                self._end(at, winner(end, self.game.position.white_to_move), end.reason)
         elif kind == "resign":
             self._settle_clock(at)
             self._end(at, other(event["color"]), f"{event['color']} resigned")
@@ -221,23 +217,21 @@ class RoomState:
         self.elapsed[mover] += max(0, at - (self.turn_since or at))
         self.turn_since = at
 
-    def _end(self, at: int, winner: str | None, reason: str) -> None:
-        result = f"{winner} wins" if winner else "draw"
-        self.over = {"winner": winner, "reason": reason, "result": result}
+    def _end(self, at: int, won_by: str | None, reason: str) -> None:
+        result = f"{won_by} wins" if won_by else "draw"
+        self.over = {"winner": won_by, "reason": reason, "result": result}
         self.turn_since = None
         self.draw_offer = None
 
     # -- showing ----------------------------------------------------------------------
 
     def moves(self) -> list[str]:
-        board = self.game.position.board
-        return [move.text(board) for _, move in self.game.history]
+        return played_moves(self.game)
 
     def as_json(self, connected: dict[str, bool] | None = None, now: int = 0) -> dict:
         """The state every client sees (no token, nothing secret): the position, the
         moves, the legal moves to click, the clocks and the offers."""
-        pos = self.game.position
-        board = pos.board
+        board = self.game.position.board
         over = self.over
         legal = [] if over or not self.guest_joined else self.game.legal_moves()
         connected = connected or {}
@@ -253,14 +247,7 @@ class RoomState:
                               "connected": bool(connected.get(self.seat_of(color)))}
                       for color in COLORS},
             "status": "over" if over else ("playing" if self.guest_joined else "waiting"),
-            "position": str(pos),
-            "moves": self.moves(),
-            "white": board.names(pos.white),
-            "black": board.names(pos.black),
-            "hands": {"white": pos.white_hand, "black": pos.black_hand},
-            "phase": phase(pos),
-            "to_move": self.to_move(),
-            "quiet_plies": self.game.quiet_moving_plies(),
+            **game_json(self.game),
             "over": over,
             "draw_offer": self.draw_offer,
             "rematch_offer": self.rematch_offer,
@@ -286,23 +273,6 @@ def _same_move(sent: str | None, played: str) -> bool:
         return head, frozenset(removed)
 
     return key(sent) == key(played)
-
-
-def _winner(result_for_mover: Result, mover: str) -> str | None:
-    if result_for_mover is Result.WIN:
-        return mover
-    if result_for_mover is Result.LOSS:
-        return other(mover)
-    return None
-
-
-def move_json(move: Move, names: tuple[str, ...]) -> dict:
-    """A move as the pages enter it by clicks: its origin, target and removed stones."""
-    return {
-        "origin": names[move.origin] if move.origin is not None else None,
-        "target": names[move.target],
-        "removed": [names[p] for p in move.removed],
-    }
 
 
 def replay(record: RoomRecord, events: list[dict]) -> RoomState:
