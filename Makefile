@@ -34,6 +34,7 @@ test: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(PY) -m mypy
 
 solve: install
 	$(VENV)/bin/morris reproduce three three-holes six
