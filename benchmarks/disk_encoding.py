@@ -24,7 +24,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from morris_solver.probe import compact_codes, widen_codes
+from morris_solver.compact import compact_codes, widen_codes
 from morris_solver.sectors import Sector, parse_sector, sector_key
 from morris_solver.storage import TableFile
 

@@ -12,12 +12,12 @@ from tqdm import tqdm
 
 from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
 from morris_solver.position import Position
-from morris_solver.probe import (
-    DEFAULT_CACHE_BYTES,
+from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase
+from morris_solver.probe_results import (
     Evaluation,
     RuleMoveValue,
     RuleValue,
-    Tablebase,
+    Searched,
     rule_evaluation_json,
 )
 from morris_solver.rules import terminal
@@ -72,6 +72,14 @@ def _loading_bar():
     return progress
 
 
+def describe_search(searched: Searched) -> str:
+    """What a query cost where the file has no placement table and its placement
+    positions were searched."""
+    load = f", {searched.load_seconds:.1f} s of it loading" if searched.load_seconds >= 0.05 else ""
+    return (f"searched over the moving-phase tables (no placement table): "
+            f"{searched.nodes:,} nodes, {searched.seconds:.2f} s{load}")
+
+
 def echo_evaluation(pos: Position, found: Evaluation) -> None:
     """Print the value for the side to move, how it was searched if it was, and a table
     of the moves' values."""
@@ -80,7 +88,7 @@ def echo_evaluation(pos: Position, found: Evaluation) -> None:
     value, moves = found.value, found.moves
     click.echo(f"{pos.mover_name} to move: {value}{over}")
     if found.searched is not None:
-        click.echo(f"({found.searched})")
+        click.echo(f"({describe_search(found.searched)})")
     if moves:
         width = max(len(mv.text) for mv in moves)
         click.echo(f"{len(moves)} moves, valued for {pos.mover_name}:")
@@ -169,7 +177,7 @@ def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
     searched = tb.search_totals
     move = tb.rule_best_move(pos, count, move_limit) if draw_rules else tb.best_move(pos)
     if tb.search_totals != searched:  # on stderr: the move alone stays on stdout
-        click.echo(f"({tb.searched_since(searched)})", err=True)
+        click.echo(f"({describe_search(tb.searched_since(searched))})", err=True)
     if move is None:
         end = terminal(pos)
         outcome = f"{pos.mover_name} to move: {end.result.value}, {end.reason}"

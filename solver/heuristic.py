@@ -31,6 +31,19 @@ win are tried first.
 The search is one kernel, a loop over a stack of frames rather than recursion (Numba
 cannot cache a recursive function, numba issue #6061), with one move buffer per ply
 (successors from ``movegen.gen_moves``, the solver's own generator).
+
+Why not the negamax kernel of ``search``: that one proves a value, this one guesses.
+``search`` covers the placement phase only, reads its leaves from the moving-phase
+tables, keys a transposition table by canonical index, scores wins and losses one ply
+further at each level (DTM), orders moves by threats and a cut-off history, and stops
+on a flag; this one plays any phase to a fixed depth, scores its leaves by the
+evaluation above, has no table and negates plainly. What they share, the move
+generator and the frame stack in place of recursion, is shared or the same idiom; one
+kernel for both would carry the other's leaves, scores and table through every node.
+
+Who uses it: ``opponents`` (the fallible players the engine's strength is measured
+against: benchmarks/bench_strength.py, tests/test_strength.py). It ships in the wheel
+without a command of its own; the engine issue (52) may make it a playing strength.
 """
 
 from __future__ import annotations

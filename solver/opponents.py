@@ -4,6 +4,10 @@ table-free alpha-beta player (``heuristic``), the nearest thing to a club player
 
 A player is anything with ``choose(game) -> Move``; ``player`` builds one by name, the
 engine's strengths included, so a benchmark names every side the same way.
+
+Who uses it: benchmarks/bench_strength.py and tests/test_strength.py only. It ships in
+the wheel without a command of its own; the engine issue (52) may make these players
+a feature of ``morris play`` or the web board.
 """
 
 from __future__ import annotations

@@ -36,7 +36,12 @@ Six Men's Morris, whose start needs only tens of thousands either way), and that
 its no-capture house rule to 1,991,936, where every bit had not finished at 99 million
 (``benchmarks/README.md``, "Move order on Nine Men's Morris"). Every moving-phase
 sector the search can reach is held in memory (Nine Men's Morris: 8.6 GiB as bytes, see
-``probe.compact_codes``), whatever the probe cache's size: leaves are everywhere.
+``compact.compact_codes``), whatever the probe cache's size: leaves are everywhere.
+
+The search reads the tables through ``MovingTables`` (a ``probe.Tablebase``) and does not
+import the probe, which routes placement positions the file lacks here
+(``search_route``). ``heuristic`` has a negamax kernel of its own, a guessing one over
+any phase; its docstring says why the two are not one.
 """
 
 from __future__ import annotations
@@ -45,13 +50,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import Literal, Protocol
 
 import numpy as np
 from numba import njit
 from numba.typed import List
 
 from .bits import popcount, trailing_zeros
+from .compact import widen_codes
 from .drawrules import result_bytes
 from .indexing import canonical_index
 from .movegen import (
@@ -63,18 +70,21 @@ from .movegen import (
     split_tables,
 )
 from .position import Position
-from .probe import (
-    MissingSectorError,
-    SearchCancelled,
-    SearchTimeout,
-    Tablebase,
-    widen_codes,
-)
 from .probe_kernels import code_at
 from .rules import terminal
+from .search_limits import check_limits
 from .sectors import Sector, is_moving, sector_name, successors
-from .storage import SECTORS, TableFile, default_table_path, rule_layer
+from .solve_advice import missing_sector, solve_command
+from .storage import (
+    SECTORS,
+    MissingSectorError,
+    TableFile,
+    check_variant,
+    damaged_sector,
+    rule_layer,
+)
 from .values import BIG, PAD, Result, Value, negamax_of_code
+from .variants import Variant
 
 Metric = Literal["wdl", "dtm"]
 _INF = BIG + 1  # beyond every score: the root's open window
@@ -508,7 +518,19 @@ def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_boa
 # ---------------------------------------------------------------- the Python side
 
 
-def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
+class MovingTables(Protocol):
+    """The tables a search reads its leaves from: a ``probe.Tablebase``."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    def sector_codes(self, sector: Sector) -> np.ndarray: ...
+
+
+def needed_moving_sectors(tb: MovingTables, position: Position) -> set[Sector]:
     """The moving-phase sectors the search from ``position`` may reach."""
     start = (
         position.mover.bit_count(),
@@ -525,7 +547,7 @@ def needed_moving_sectors(tb: Tablebase, position: Position) -> set[Sector]:
     return {s for s in seen if is_moving(s)}
 
 
-def check_tables(tb: Tablebase, position: Position, draw_rules: int | None = None) -> None:
+def check_tables(tb: MovingTables, position: Position, draw_rules: int | None = None) -> None:
     """Refuse before searching, naming the command that generates what is missing (the
     game's moving-phase tables, or with ``draw_rules`` their values under that limit)."""
     layer = SECTORS if draw_rules is None else rule_layer(draw_rules)
@@ -533,11 +555,8 @@ def check_tables(tb: Tablebase, position: Position, draw_rules: int | None = Non
     if not missing:
         return
     first = min(missing)
-    command = f"morris solve {tb.variant.name} --phase moving"
-    if draw_rules is not None:
-        command += f" --draw-rules --move-limit {draw_rules}"
-    if tb.path.resolve() != default_table_path(tb.variant).resolve():
-        command += f" --out {tb.path}"
+    rule = [] if draw_rules is None else ["--draw-rules", "--move-limit", str(draw_rules)]
+    command = solve_command(tb.variant, tb.path, "--phase", "moving", *rule)
     what = "tables" if draw_rules is None else f"values under the {draw_rules}-ply rule"
     raise MissingSectorError(
         f"the search needs the moving-phase {what} ({len(missing)} sectors missing from "
@@ -554,7 +573,7 @@ class PlacementSearch:
     position's own score, true whatever root it was found from; one metric a session.
     Not thread-safe (one search at a time)."""
 
-    def __init__(self, tb: Tablebase, *, metric: Metric = "wdl",
+    def __init__(self, tb: MovingTables, *, metric: Metric = "wdl",
                  max_tt_entries: int = DEFAULT_TT_ENTRIES, order: int = DEFAULT_ORDER,
                  etc_plies: int = DEFAULT_ETC_PLIES, draw_rules: int | None = None):
         if metric not in ("wdl", "dtm"):
@@ -577,6 +596,11 @@ class PlacementSearch:
             self._full_board_score = 0
         else:
             self._full_board_score = -1 if metric == "wdl" else -BIG
+
+    def _leaf_sector(self, slot: int) -> Sector:
+        """The moving-phase sector the kernel reported in ``slot`` of its state."""
+        w, b = divmod(int(self._state[slot]) - 1, self._width)
+        return (w, b, 0, 0)
 
     @property
     def tt_entries(self) -> int:
@@ -646,7 +670,7 @@ class PlacementSearch:
         ``SearchCancelled``: the kernel stops within a node, never with a guessed value,
         and what the table learnt stays true (a stopped node stores nothing)."""
         tb = self.tb
-        tb._check_variant(position)
+        check_variant(tb.path, tb.variant, position.variant)
         start = time.perf_counter()
         wdl = self.metric == "wdl"
         end = terminal(position)
@@ -657,7 +681,7 @@ class PlacementSearch:
         load_seconds = self.load(position)
         state = self._state
         state[_NODES] = state[_STOP] = state[_DAMAGED] = state[_MISSING] = 0
-        _check_limits(deadline, cancel, 0)
+        check_limits(deadline, cancel, 0)
         mover, other = position.mover, position.other
         W, B = mover.bit_count(), other.bit_count()
         WF, BF = position.mover_hand, position.other_hand
@@ -687,7 +711,7 @@ class PlacementSearch:
                 worker.join(min(wait, _LIMIT_POLL_SECONDS) if limited else wait)
                 if not worker.is_alive():
                     break
-                _check_limits(deadline, cancel, int(state[_NODES]))
+                check_limits(deadline, cancel, int(state[_NODES]))
                 if progress is not None and time.monotonic() >= next_report:
                     progress(int(state[_NODES]), int(state[_ENTRIES]))
                     next_report = time.monotonic() + progress_seconds
@@ -697,10 +721,10 @@ class PlacementSearch:
             raise
         if "error" in outcome:
             raise outcome["error"]
-        for slot, error in ((_DAMAGED, tb.damaged), (_MISSING, tb._missing)):
-            if state[slot]:
-                w, b = divmod(int(state[slot]) - 1, self._width)
-                raise error((w, b, 0, 0))
+        if state[_DAMAGED]:
+            raise damaged_sector(tb.path, self._leaf_sector(_DAMAGED))
+        if state[_MISSING]:
+            raise missing_sector(TableFile.open(tb.path), self._leaf_sector(_MISSING))
         nodes = int(state[_NODES])
         if progress is not None:
             progress(nodes, self.tt_entries)
@@ -710,17 +734,8 @@ class PlacementSearch:
                             load_seconds)
 
 
-def _check_limits(deadline: float | None, cancel: threading.Event | None, nodes: int) -> None:
-    """Raise ``SearchCancelled`` once ``cancel`` is set, ``SearchTimeout`` past
-    ``deadline``."""
-    if cancel is not None and cancel.is_set():
-        raise SearchCancelled(f"the search was cancelled after {nodes:,} nodes")
-    if deadline is not None and time.monotonic() >= deadline:
-        raise SearchTimeout(f"the search ran out of time after {nodes:,} nodes")
-
-
 def search_value(
-    tb: Tablebase,
+    tb: MovingTables,
     position: Position | None = None,
     *,
     metric: Metric = "wdl",
@@ -760,7 +775,7 @@ def search_value(
 
 
 def search_start_value(
-    tb: Tablebase,
+    tb: MovingTables,
     position: Position | None = None,
     *,
     max_tt_entries: int = DEFAULT_TT_ENTRIES,

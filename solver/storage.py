@@ -74,6 +74,31 @@ class TableError(MorrisError):
     """A missing, foreign or damaged table file."""
 
 
+class MissingSectorError(TableError):
+    """A sector a query needs is not in the table file (``sector``: None where a whole
+    layer is missing, such as the draw-rule values of a move limit)."""
+
+    def __init__(self, message: str, sector: Sector | None):
+        super().__init__(message)
+        self.sector = sector
+
+
+def check_variant(path: Path, variant: Variant, asked: Variant) -> None:
+    """A ``TableError`` unless the variant ``asked`` about is the file's ``variant``."""
+    if asked is not variant and asked != variant:
+        raise TableError(f"{path} holds tables of {variant.name}, not of {asked.name} "
+                         "(the position's variant)")
+
+
+def damaged_sector(path: Path, sector: Sector) -> TableError:
+    """The error for a sector whose canonical slot reads as padding (the probe's and the
+    search's, which reads the codes in its own kernel)."""
+    return TableError(
+        f"sector {sector_name(sector)} of {path} is damaged "
+        "(a canonical position reads as a padding slot)"
+    )
+
+
 # What h5py raises where a file's bytes make no sense, by the call that meets them: a
 # damaged object header is a KeyError on opening the object, a damaged group a
 # RuntimeError on listing it, a failed checksum an OSError; ValueError and TypeError

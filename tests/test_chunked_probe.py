@@ -14,8 +14,7 @@ import sys
 
 import pytest
 
-from morris_solver import probe as probe_module
-from morris_solver import storage
+from morris_solver import game_values, storage
 from morris_solver.generate import solve
 from morris_solver.indexing import sector_slots
 from morris_solver.position import Position
@@ -62,7 +61,7 @@ def test_chunk_wise_probes_equal_whole_sector_probes(six_path):
         assert chunked.moves(position) == whole.moves(position), position
         if terminal(position) is None:
             assert chunked.best_move(position) == whole.best_move(position), position
-    T = chunked._T
+    T = chunked._game.T
     # only sectors of at most four chunks were loaded whole; the others were read in
     # chunks, and not all of them
     assert all(sector_slots(T, s[0], s[1]) <= 4 * CHUNK for s in chunked._game.cache.sectors())
@@ -77,7 +76,7 @@ def test_a_cold_probe_reads_few_chunks(six_path):
     sector = (3, 2, 3, 3)
     tb.moves(position)
     tb.probe(position)
-    T = tb._T
+    T = tb._game.T
     slots = {s: sector_slots(T, s[0], s[1]) for s in tb._game.chunk_reads}
     assert tb._game.chunk_reads, "every sector was loaded whole"
     for s, n in tb._game.chunk_reads.items():
@@ -115,15 +114,15 @@ def test_plain_python_answers_equal_the_kernels(six_path, monkeypatch, chunk_wis
     probe), the later ones in the kernels: both must give the same answers."""
     after = 10**9 if chunk_wise else 0
     positions = random_positions(150, seed=8)
-    monkeypatch.setattr(probe_module, "_kernels_imported", lambda: False)
-    monkeypatch.setattr(probe_module, "_PLAIN_QUERIES", 10**9)
+    monkeypatch.setattr(game_values, "_kernels_imported", lambda: False)
+    monkeypatch.setattr(game_values, "_PLAIN_QUERIES", 10**9)
     plain = Tablebase.open(six_path, whole_sector_after=after)
     plain_answers = [(plain.probe(p), plain.moves(p), plain.best_move(p)) for p in positions]
-    assert plain._loaded_kernels is None
-    monkeypatch.setattr(probe_module, "_PLAIN_QUERIES", 0)
+    assert plain._game.kernels is None
+    monkeypatch.setattr(game_values, "_PLAIN_QUERIES", 0)
     fast = Tablebase.open(six_path, whole_sector_after=after)
     fast_answers = [(fast.probe(p), fast.moves(p), fast.best_move(p)) for p in positions]
-    assert fast._loaded_kernels is not None
+    assert fast._game.kernels is not None
     assert plain_answers == fast_answers
 
 

@@ -14,7 +14,8 @@ import h5py
 import numpy as np
 import pytest
 
-from morris_solver import probe as probe_module
+from morris_solver import game_values
+from morris_solver.compact import compact_codes
 from morris_solver.errors import MorrisError
 from morris_solver.generate import solve
 from morris_solver.position import Position
@@ -295,11 +296,11 @@ def test_value_from_successors_of_a_finished_game(tablebases):
 
 def test_codes_are_cached_as_bytes_only_when_every_code_fits():
     fits = np.array([0, 1, 2, 254, PAD], dtype=np.uint16)
-    compact = probe_module.compact_codes(fits)
+    compact = compact_codes(fits)
     assert compact.dtype == np.uint8 and compact.tolist() == [0, 1, 2, 254, 255]
     for too_long in (255, 256, 300):  # 255 would read as padding
         codes = np.array([0, too_long, PAD], dtype=np.uint16)
-        assert probe_module.compact_codes(codes) is codes
+        assert compact_codes(codes) is codes
 
 
 @pytest.mark.parametrize("name", ["three", "six"])
@@ -310,12 +311,12 @@ def test_byte_word_and_mixed_caches_answer_alike(table_paths, monkeypatch, name)
                  for p in bucket[:10]]
 
     def answers(compact) -> list:
-        monkeypatch.setattr(probe_module, "compact_codes", compact)
+        monkeypatch.setattr(game_values, "compact_codes", compact)
         tb = Tablebase.open(table_paths[name])
         found = [(tb.probe(p), [(m.text, m.value) for m in tb.moves(p)]) for p in positions]
         return found, {codes.dtype for codes in tb._game.cache.sectors().values()}
 
-    compact = probe_module.compact_codes
+    compact = compact_codes
     as_bytes, dtypes = answers(compact)
     assert dtypes == {np.dtype(np.uint8)}
     as_words, dtypes = answers(lambda codes: codes)

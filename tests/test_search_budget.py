@@ -17,9 +17,10 @@ import pytest
 
 from morris_solver.generate import solve
 from morris_solver.position import Position
-from morris_solver.probe import SearchCancelled, SearchTimeout, Tablebase
+from morris_solver.probe import Tablebase
 from morris_solver.rules import successors, terminal
 from morris_solver.search import PlacementSearch
+from morris_solver.search_limits import SearchCancelled, SearchTimeout
 from morris_solver.values import Result
 
 # With 10 entries in its transposition table the Six start's search takes millions of

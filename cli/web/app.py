@@ -51,14 +51,10 @@ from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.outcome import outcome_json
 from morris_solver.position import Position
-from morris_solver.probe import (
-    MissingSectorError,
-    SearchCancelled,
-    SearchTimeout,
-    Tablebase,
-    rule_evaluation_json,
-)
+from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.probe_results import rule_evaluation_json
 from morris_solver.review import review_game
+from morris_solver.search_limits import SearchCancelled, SearchTimeout
 from morris_solver.storage import TableError
 from morris_solver.variants import VARIANTS, Variant, get_variant
 
@@ -188,7 +184,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             return JSONResponse(await on_tables(lambda: rule_evaluation_json(
                 tb.rule_probe(position, count, limit), tb.rule_moves(position, count, limit))))
         return JSONResponse(await on_tables_of(
-            variant, _placing(position), lambda tb: tb.evaluate(position).as_json(), request))
+            variant, _placing(position), lambda tb: _served(tb).evaluate(position).as_json(),
+            request))
 
     async def game(request: Request) -> JSONResponse:
         variant = _variant(request.query_params)
@@ -205,13 +202,15 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         variant = _variant(query)
         played = _game(query, variant)
         strength = params.choice(query, "strength", tuple(STRENGTHS), "ultra")
-        if played.outcome() is not None:
-            raise BadRequest(f"the game is over ({played.outcome().reason})")
+        end = played.outcome()
+        if end is not None:
+            raise BadRequest(f"the game is over ({end.reason})")
         seed = params.whole_number(query, "seed", -1)
         rng = random.Random(seed if seed >= 0 else None)
         tablebase(variant)  # a 404 without tables
         move = await on_tables_of(variant, _placing(played.position),
-                                  lambda tb: Engine(tb, strength, rng).choose(played), request)
+                                  lambda tb: Engine(_served(tb), strength, rng).choose(played),
+                                  request)
         return JSONResponse({"move": move.text(variant.board)})
 
     async def page(request: Request) -> FileResponse:
@@ -286,6 +285,12 @@ async def _cancel_when_gone(request: Request, cancel: threading.Event) -> None:
     while not await request.is_disconnected():
         await asyncio.sleep(DISCONNECT_POLL_SECONDS)
     cancel.set()
+
+
+def _served(tb: Tablebase | None) -> Tablebase:
+    """The Tablebase of a query whose variant ``tablebase`` has already found served."""
+    assert tb is not None, "a query without tables is answered 404 before it is read"
+    return tb
 
 
 def _placing(position: Position) -> bool:
@@ -389,7 +394,7 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
         "moves": [],
     }
     legal = {move.text(board): move for move in played.legal_moves()}
-    valued: dict[str, dict] = {}
+    valued: dict[str, dict | None] = {}
     if tb is None:
         facts["value_error"] = f"no tables of {pos.variant.name} are served"
     else:
