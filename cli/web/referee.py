@@ -73,7 +73,7 @@ class RoomState:
     version: int = 0
     guest_joined: bool = False
     number: int = 1  # the game being played (or last played)
-    game: Game | None = None
+    game: Game = field(init=False)  # the game being played, made from the record
     started: int | None = None  # when the current game started (both seats taken)
     turn_since: int | None = None
     elapsed: dict[str, int] = field(default_factory=lambda: {"white": 0, "black": 0})
@@ -87,8 +87,7 @@ class RoomState:
     touched: int = 0
 
     def __post_init__(self) -> None:
-        if self.game is None:
-            self.game = self._new_game()
+        self.game = self._new_game()
         self.touched = self.record.created
 
     def _new_game(self) -> Game:
@@ -202,6 +201,8 @@ class RoomState:
             if self.rematch_offer is None:
                 self.rematch_offer = event["seat"]
             else:  # both asked: the next game, colours swapped
+                if self.over is None:
+                    raise ValueError(f"event {event['v']}: a rematch of a game not over")
                 self.finished.append(FinishedGame(self.number, self.seat_of("white"),
                                                   self.moves(), self.over))
                 self.number += 1
