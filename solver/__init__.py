@@ -9,6 +9,21 @@ not load Numba and the kernels.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the same names as static tools see them, with their types
+    from .game import Game as Game
+    from .generate import solve as solve
+    from .position import Position as Position
+    from .probe import MissingSectorError as MissingSectorError
+    from .probe import MoveValue as MoveValue
+    from .probe import Tablebase as Tablebase
+    from .rules import Move as Move
+    from .values import Result as Result
+    from .values import Value as Value
+    from .variants import VARIANTS as VARIANTS
+    from .variants import Variant as Variant
+    from .variants import get_variant as get_variant
 
 # Importing the package sets nothing in the process: its kernels cache in the cache
 # folder by their own Numba locator (``kernelcache``), and the ``morris`` command picks

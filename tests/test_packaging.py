@@ -6,6 +6,7 @@ editable install leads static tools to the repository's files."""
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.metadata
 import json
@@ -184,6 +185,18 @@ def test_public_names_import_on_first_use():
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         morris_solver.nothing  # noqa: B018
 
+
+
+def test_public_names_are_typed_for_static_tools():
+    """Each name imported on first use is imported under ``TYPE_CHECKING`` too, as an
+    explicit re-export, so that mypy and editors see ``morris_solver.Tablebase`` as the
+    class, not as the ``object`` the module's ``__getattr__`` returns."""
+    tree = ast.parse((ROOT / "solver" / "__init__.py").read_text())
+    [block] = [node for node in tree.body
+               if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    typed = {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom)
+             for alias in node.names if alias.asname == alias.name}
+    assert typed == morris_solver._EXPORTS
 
 def _editable() -> bool:
     """Whether this environment's morris-tablebase is an editable install (PEP 660: the
