@@ -180,6 +180,7 @@ def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
         click.echo(f"({describe_search(tb.searched_since(searched))})", err=True)
     if move is None:
         end = terminal(pos)
+        assert end is not None, "only a game that is over has no move"
         outcome = f"{pos.mover_name} to move: {end.result.value}, {end.reason}"
         raise click.ClickException(f"no move: the game is over ({outcome})")
     click.echo(move.text(pos.board))

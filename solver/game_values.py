@@ -103,7 +103,8 @@ class GameValues(LayerReader):
             out_score[:count] = _scores_of(codes)
         return out_mover[:count], out_other[:count], out_score[:count]
 
-    def _plain_successors(self, position: Position) -> tuple[np.ndarray, ...]:
+    def _plain_successors(self, position: Position
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What ``successors`` returns, from the rules' move generator and the plain
         index: milliseconds a position instead of microseconds, but no compiler."""
         pairs = successors(position)

@@ -206,8 +206,8 @@ class Position:
         label_width = max(len(r) for r in ranks.values())
         lines = []
         for row, chars in enumerate(grid):
-            y = max(ys) - row / 2
-            label = ranks.get(int(y), "") if y == int(y) else ""
+            level = max(ys) - row / 2
+            label = ranks.get(int(level), "") if level == int(level) else ""
             lines.append(f"{label:>{label_width}} {''.join(chars)}".rstrip())
         footer = [" "] * width
         for x, letter in files.items():

@@ -212,6 +212,7 @@ class Tablebase:
         scores = self._game.successors(position)[2]
         if len(scores) == 0:
             end = terminal(position)  # over, or no legal move
+            assert end is not None, "a position without successors is over"
             return Value(end.result, 0 if end.result is Result.LOSS else None)
         return _value_of_score(int(scores.min()))
 

@@ -94,7 +94,7 @@ class RuleProbe:
                 elif after_count == 0 or after_placing:
                     z = 1  # the capture itself decides it
                 else:
-                    z = 1 + plies_to_capture(codes[j], False)
+                    z = 1 + (plies_to_capture(codes[j], False) or 0)  # a win or loss: not None
             if placing:
                 z = None  # no count runs while placing
             value = values[text]

@@ -240,7 +240,7 @@ def _why_illegal(position: Position, move: Move) -> str:
         return f"{name[move.origin]} is not {side}'s stone"
     if (position.white | position.black) >> move.target & 1:
         return f"{name[move.target]} is occupied"
-    if (move.origin, move.target) not in _steps(position):
+    if move.origin is not None and (move.origin, move.target) not in _steps(position):
         return f"{name[move.origin]} and {name[move.target]} are not adjacent"
     options = _removal_options(position, move.origin, move.target)
     if options == [()]:

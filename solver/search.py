@@ -641,13 +641,14 @@ class PlacementSearch:
         if not todo:
             self._ready.add(root)
             return 0.0
-        table = TableFile.open(self.tb.path) if self.draw_rules is not None else None
+        rules = None if self.draw_rules is None else (
+            TableFile.open(self.tb.path), rule_layer(self.draw_rules))
         for done, s in enumerate(todo, 1):
-            if table is None:
+            if rules is None:
                 self._loaded[s[:2]] = self.tb.sector_codes(s)
             else:  # each position's result under the rule at count 0
-                self._loaded[s[:2]] = result_bytes(
-                    table.read_sector(s, rule_layer(self.draw_rules)))
+                table, layer = rules
+                self._loaded[s[:2]] = result_bytes(table.read_sector(s, layer))
             if progress is not None:
                 progress(done, len(todo))
         # one dtype for the kernel's typed list: bytes unless a sector needs uint16
@@ -690,7 +691,8 @@ class PlacementSearch:
         moves = np.empty((depth, _MOVE_ROWS, MAX_MOVES), np.int64)
         frames = np.zeros((depth, _NEXT + 1), np.int64)
         frames[0, : _BF + 1] = key, mover, other, WF, BF
-        outcome: dict[str, object] = {}
+        outcome: dict[str, int] = {}
+        errors: list[BaseException] = []
 
         def run() -> None:
             try:
@@ -699,7 +701,7 @@ class PlacementSearch:
                     self.max_tt_entries, self._full_board_score, wdl, self.order,
                     self.etc_plies, self._history, *self._tables)
             except BaseException as e:  # handed to the caller's thread
-                outcome["error"] = e
+                errors.append(e)
 
         limited = deadline is not None or cancel is not None
         worker = threading.Thread(target=run, name="morris-search", daemon=True)
@@ -719,8 +721,8 @@ class PlacementSearch:
             state[_STOP] = 1
             worker.join()
             raise
-        if "error" in outcome:
-            raise outcome["error"]
+        if errors:
+            raise errors[0]
         if state[_DAMAGED]:
             raise damaged_sector(tb.path, self._leaf_sector(_DAMAGED))
         if state[_MISSING]:

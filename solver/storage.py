@@ -325,6 +325,7 @@ class TableFile:
                 if not name.startswith(_TMP_PREFIX):
                     sector = parse_sector_key(name)
                     ds = self._dataset(f, layer, sector)
+                    assert ds is not None  # listed in the layer's group
                     found[sector] = {k: _plain(v) for k, v in ds.attrs.items()}
             return found
 
@@ -525,11 +526,13 @@ def _check_layers(path: Path, f: h5py.File, variant: Variant) -> None:
     whose every sector passes ``_sector_problem``."""
     if not isinstance(f.get(SECTORS), h5py.Group):
         raise TableError(f"{path} has no {SECTORS} group")
-    layers = {SECTORS: STAT_KEYS}
+    layers: dict[str, tuple[str, ...]] = {SECTORS: STAT_KEYS}
     rule_layers = f.get("draw_rules")
-    if rule_layers is not None and not isinstance(rule_layers, h5py.Group):
+    if rule_layers is None:
+        rule_layers = {}
+    elif not isinstance(rule_layers, h5py.Group):
         raise TableError(f"{path} has a draw_rules entry that is not a group")
-    for name in [] if rule_layers is None else rule_layers:
+    for name in rule_layers:
         limit = _RULE_LAYER_NAME.fullmatch(name)
         layer = rule_layers.get(name)
         if not isinstance(layer, h5py.Group) or not limit or int(limit[1]) > MAX_LIMIT:
