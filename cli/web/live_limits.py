@@ -98,8 +98,9 @@ class RoomCreation:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.addresses: OrderedDict[str, TokenBucket] = OrderedDict()
-        self.overall = TokenBucket((limits.all_rooms_per_minute or 0) / 60,
-                                   limits.all_room_burst or 0)
+        rate, burst = limits.all_rooms_per_minute, limits.all_room_burst
+        assert rate is not None and burst is not None  # set by Limits.__post_init__
+        self.overall = TokenBucket(rate / 60, burst)
 
     def take(self, address: str) -> None:
         """Count one room created from ``address``; ``TooMany`` past either rate."""
