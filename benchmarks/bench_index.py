@@ -34,14 +34,13 @@ from numba import njit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.index_format import index_tables, sector_slots  # noqa: E402
 from morris_solver.indexing import (  # noqa: E402
     canonical_index,
     free_rank,
     index_batch,
-    index_tables,
     mover_class,
     permute,
-    sector_slots,
     unrank,
 )
 from morris_solver.movegen import (  # noqa: E402

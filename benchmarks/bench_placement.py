@@ -53,7 +53,8 @@ from bench_report import GiB, command_line, hms, verdict, verification_summary  
 from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
 from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.indexing import canonical_index, index_tables  # noqa: E402
+from morris_solver.index_format import index_tables  # noqa: E402
+from morris_solver.indexing import canonical_index  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.rules import legal_moves, play, terminal  # noqa: E402

@@ -24,7 +24,7 @@ from .checkpoint import GroupCheckpoint, GroupState
 from .drawrules import check_limit, exit_view, to_bytes
 from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
-from .indexing import index_tables, sector_slots
+from .index_format import index_tables, sector_slots
 from .movegen import rule_tables
 from .retrograde import (
     IN_GROUP,

@@ -50,9 +50,8 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
     # the key: what the tables are derived from (the board's symmetries come from its
     # lines and mills), and the code that derives them
     here = Path(__file__).resolve().parent
-    digest = hashlib.sha256(b"".join(
-        (here / name).read_bytes() for name in ("index_format.py", "indexing.py", "board.py")
-    ))
+    sources = ("index_format.py", "index_build.py", "indexing.py", "board.py")
+    digest = hashlib.sha256(b"".join((here / name).read_bytes() for name in sources))
     digest.update(repr((board.points, board.edges, board.mills, max_stones)).encode())
     path = cache_dir() / "index" / f"index-{digest.hexdigest()[:32]}.npz"
     try:
@@ -60,8 +59,6 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
             return IndexTables(int(stored["n"]), *(stored[f] for f in IndexTables._fields[1:]))
     except (OSError, KeyError, ValueError):
         pass
-    from .indexing import build_index_tables  # Numba: only when the tables are not on disk
-
     tables = build_index_tables(board, max_stones)
     try:  # a folder that cannot be written only costs the next process the build
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,6 +68,75 @@ def index_tables(board: Board, max_stones: int) -> IndexTables:
     except OSError:
         pass
     return tables
+
+
+def build_index_tables(board: Board, max_stones: int) -> IndexTables:
+    """The index tables computed from the board (``index_tables`` keeps them on disk)."""
+    from .index_build import classify_sets  # Numba
+
+    n = board.n
+    binom = np.zeros((n + 2, n + 2), dtype=np.int64)
+    for i in range(n + 2):
+        binom[i, 0] = 1
+        for k in range(1, i + 1):
+            binom[i, k] = binom[i - 1, k - 1] + binom[i - 1, k]
+    sym_bytes = board.sym_byte_tables
+    syms = board.symmetries
+    nsyms = len(syms)
+    top = min(max_stones, n)
+    rank_off = np.zeros(top + 2, dtype=np.int64)
+    for w in range(top + 1):
+        rank_off[w + 1] = rank_off[w] + binom[n, w]
+    rank_class = np.zeros(rank_off[-1], dtype=np.int32)
+    rank_sym = np.zeros(rank_off[-1], dtype=np.int8)
+    class_off = np.zeros(top + 2, dtype=np.int64)
+    masks = []
+    for w in range(top + 1):
+        lo, hi = rank_off[w], rank_off[w + 1]
+        out = np.zeros(hi - lo, dtype=np.int64)
+        k = classify_sets(
+            n, w, binom, sym_bytes, nsyms, rank_class[lo:hi], rank_sym[lo:hi], class_off[w], out
+        )
+        class_off[w + 1] = class_off[w] + k
+        masks.append(out[:k])
+    class_mask = np.concatenate(masks)
+    class_stab = np.zeros(len(class_mask), dtype=np.int64)
+    for g in range(1, nsyms):
+        image = np.zeros_like(class_mask)
+        for k in range(sym_bytes.shape[1]):
+            image |= sym_bytes[g, k, (class_mask >> (8 * k)) & 255]
+        class_stab |= np.where(image == class_mask, np.int64(1) << g, 0)
+    free = ((class_mask[:, None] >> np.arange(n)) & 1) == 0
+    class_freepos = np.where(free, np.cumsum(free, axis=1) - 1, -1).astype(np.int8)
+    class_freepts = np.full((len(class_mask), n), -1, dtype=np.int8)
+    for w in range(top + 1):
+        rows = slice(class_off[w], class_off[w + 1])
+        points = np.nonzero(free[rows])[1].reshape(-1, n - w)
+        class_freepts[rows, : n - w] = points
+    binom_t = np.ascontiguousarray(binom.T)
+    class_free = ~class_mask & ((np.int64(1) << n) - 1)
+    return IndexTables(
+        n, binom, binom_t, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
+        class_stab, class_freepos, class_freepts, class_free, _colex_byte_table(binom, n),
+    )
+
+
+def _colex_byte_table(binom: np.ndarray, n: int) -> np.ndarray:
+    """``table[k, byte, below]``: the colex rank terms of the points in byte ``k`` of a
+    mask, ``byte`` its value, when ``below`` points of the mask lie in the bytes below
+    (its points are then the ``below + 1``-th, ``below + 2``-th, ... of the set)."""
+    nbytes = (n + 7) // 8
+    table = np.zeros((nbytes, 256, n + 1), dtype=np.int64)
+    for k in range(nbytes):
+        for byte in range(256):
+            points = [8 * k + b for b in range(8) if byte >> b & 1]
+            if points and points[-1] >= n:
+                continue  # not a set of board points
+            for below in range(n + 1 - len(points)):
+                table[k, byte, below] = sum(
+                    binom[p, below + j] for j, p in enumerate(points, start=1)
+                )
+    return table
 
 
 def _bits(mask: int) -> list[int]:

@@ -12,8 +12,8 @@ minimum hold no canonical position: they are *padding* and are marked in the tab
 
 Everything is table lookups: mover-set rank -> (class, symmetry), byte-wise symmetry
 tables, colex ranks via binomials, and per class the position of each free point. The
-tables and a plain-Python reading of the same index live in ``index_format``; these are
-the Numba kernels that the solver, the verifier and warm probes run.
+tables and a plain-Python reading of the same index live in ``index_format``; these are the
+Numba kernels that the solver, the verifier and warm probes run.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import numpy as np
 from numba import njit
 
 from .bits import HAS_PEXT, pext, popcount, prefetch_read, trailing_zeros
-from .board import Board
-from .index_format import IndexTables, index_tables, sector_slots  # noqa: F401 (the tables)
 
 
 @njit(cache=True, inline="always")
@@ -248,112 +246,6 @@ def next_in_class(T, c, places):
         other |= np.int64(1) << T.class_freepts[c, trailing_zeros(rest)]
         rest &= rest - 1
     return places, other
-
-
-@njit(cache=True)
-def _classify_sets(n, W, binom, sym_bytes, nsyms, rank_class, rank_sym, class_base, out_masks):
-    """Assign every W-subset of n points its canonical class and symmetry.
-
-    Sets are visited in numeric order (= colex order), so a set's canonical form, the
-    numerically smallest image, is always classified before the set itself."""
-    count = binom[n, W]
-    mask = (np.int64(1) << W) - 1
-    classes = 0
-    for rank in range(count):
-        best = mask
-        best_g = 0
-        for g in range(1, nsyms):
-            image = 0
-            m = mask
-            k = 0
-            while m:
-                image |= sym_bytes[g, k, m & 255]
-                m >>= 8
-                k += 1
-            if image < best:
-                best = image
-                best_g = g
-        if best == mask:
-            rank_class[rank] = class_base + classes
-            out_masks[classes] = mask
-            classes += 1
-        else:
-            rank_class[rank] = rank_class[colex_rank(binom, best)]
-        rank_sym[rank] = best_g
-        if W == 0:
-            break
-        low = mask & -mask  # Gosper's hack: next larger set of the same size
-        ripple = mask + low
-        mask = (((ripple ^ mask) >> 2) // low) | ripple
-    return classes
-
-
-def build_index_tables(board: Board, max_stones: int) -> IndexTables:
-    """The index tables computed from the board (``index_format.index_tables`` keeps them
-    on disk)."""
-    n = board.n
-    binom = np.zeros((n + 2, n + 2), dtype=np.int64)
-    for i in range(n + 2):
-        binom[i, 0] = 1
-        for k in range(1, i + 1):
-            binom[i, k] = binom[i - 1, k - 1] + binom[i - 1, k]
-    sym_bytes = board.sym_byte_tables
-    syms = board.symmetries
-    nsyms = len(syms)
-    top = min(max_stones, n)
-    rank_off = np.zeros(top + 2, dtype=np.int64)
-    for w in range(top + 1):
-        rank_off[w + 1] = rank_off[w] + binom[n, w]
-    rank_class = np.zeros(rank_off[-1], dtype=np.int32)
-    rank_sym = np.zeros(rank_off[-1], dtype=np.int8)
-    class_off = np.zeros(top + 2, dtype=np.int64)
-    masks = []
-    for w in range(top + 1):
-        lo, hi = rank_off[w], rank_off[w + 1]
-        out = np.zeros(hi - lo, dtype=np.int64)
-        k = _classify_sets(
-            n, w, binom, sym_bytes, nsyms, rank_class[lo:hi], rank_sym[lo:hi], class_off[w], out
-        )
-        class_off[w + 1] = class_off[w] + k
-        masks.append(out[:k])
-    class_mask = np.concatenate(masks)
-    class_stab = np.zeros(len(class_mask), dtype=np.int64)
-    for g in range(1, nsyms):
-        image = np.zeros_like(class_mask)
-        for k in range(sym_bytes.shape[1]):
-            image |= sym_bytes[g, k, (class_mask >> (8 * k)) & 255]
-        class_stab |= np.where(image == class_mask, np.int64(1) << g, 0)
-    free = ((class_mask[:, None] >> np.arange(n)) & 1) == 0
-    class_freepos = np.where(free, np.cumsum(free, axis=1) - 1, -1).astype(np.int8)
-    class_freepts = np.full((len(class_mask), n), -1, dtype=np.int8)
-    for w in range(top + 1):
-        rows = slice(class_off[w], class_off[w + 1])
-        points = np.nonzero(free[rows])[1].reshape(-1, n - w)
-        class_freepts[rows, : n - w] = points
-    binom_t = np.ascontiguousarray(binom.T)
-    class_free = ~class_mask & ((np.int64(1) << n) - 1)
-    return IndexTables(
-        n, binom, binom_t, sym_bytes, rank_off, rank_class, rank_sym, class_off, class_mask,
-        class_stab, class_freepos, class_freepts, class_free, _colex_byte_table(binom, n),
-    )
-
-
-def _colex_byte_table(binom: np.ndarray, n: int) -> np.ndarray:
-    """``table[k, byte, below]``: the colex rank terms of the points in byte ``k`` of a
-    mask, ``byte`` its value, when ``below`` points of the mask lie in the bytes below
-    (its points are then the ``below + 1``-th, ``below + 2``-th, ... of the set)."""
-    nbytes = (n + 7) // 8
-    table = np.zeros((nbytes, 256, n + 1), dtype=np.int64)
-    for k in range(nbytes):
-        for byte in range(256):
-            points = [8 * k + b for b in range(8) if byte >> b & 1]
-            if points and points[-1] >= n:
-                continue  # not a set of board points
-            for below in range(n + 1 - len(points)):
-                table[k, byte, below] = sum(
-                    binom[p, below + j] for j, p in enumerate(points, start=1)
-                )
-    return table
 
 
 @njit(cache=True)

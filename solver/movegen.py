@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount, trailing_zeros
-from .indexing import IndexTables, index_tables
+from .index_format import IndexTables, index_tables
 from .variants import Variant
 
 WIN_NOW = 3

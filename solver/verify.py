@@ -45,16 +45,8 @@ from .drawrules import RULE_PAD, move_scores
 from .drawrules import code_of_score as rule_code_of_score
 from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
-from .indexing import (
-    IndexTables,
-    canonical_index,
-    index_in_class,
-    index_tables,
-    mover_class,
-    permute,
-    sector_slots,
-    unrank,
-)
+from .index_format import IndexTables, index_tables, sector_slots
+from .indexing import canonical_index, index_in_class, mover_class, permute, unrank
 from .movegen import RuleTables, rule_tables
 from .position import Position
 from .sector_cache import SectorCache

@@ -16,7 +16,7 @@ import pytest
 
 from morris_solver import game_values, storage
 from morris_solver.generate import solve
-from morris_solver.indexing import sector_slots
+from morris_solver.index_format import sector_slots
 from morris_solver.position import Position
 from morris_solver.probe import Tablebase
 from morris_solver.rules import legal_moves, play, terminal

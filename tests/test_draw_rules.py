@@ -27,7 +27,8 @@ from morris_solver.drawrules import (
 from morris_solver.engine import Engine
 from morris_solver.game import Game
 from morris_solver.generate import solve
-from morris_solver.indexing import canonical_indices, index_tables, unrank
+from morris_solver.index_format import index_tables
+from morris_solver.indexing import canonical_indices, unrank
 from morris_solver.position import Position, split_count
 from morris_solver.probe import Tablebase
 from morris_solver.retrograde import NO_FRONTIER, frontier_of

@@ -14,11 +14,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"morris_solver": ROOT / "solver", "morris_cli": ROOT / "cli"}
-# Circles being removed right now: each entry names its modules, sorted.
-KNOWN_CIRCLES = {
-    # the lead is removing this one (issue 51): delete the entry when it is gone
-    ("morris_solver.index_format", "morris_solver.indexing"),
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -132,5 +127,5 @@ def test_the_circle_finder_finds_a_circle():
 
 
 def test_no_import_circles():
-    circles = [c for c in _circles(_graph()) if tuple(c) not in KNOWN_CIRCLES]
+    circles = _circles(_graph())
     assert not circles, "import circles:\n" + "\n".join(" <-> ".join(c) for c in circles)

@@ -13,9 +13,8 @@ from numba import njit, prange
 
 from morris_solver.bits import HAS_PEXT
 from morris_solver.board import BOARDS
+from morris_solver.index_format import IndexTables, build_index_tables, index_tables, sector_slots
 from morris_solver.indexing import (
-    IndexTables,
-    build_index_tables,
     bytewise_colex_rank,
     canonical_index,
     colex_rank,
@@ -26,12 +25,10 @@ from morris_solver.indexing import (
     free_rank_by_pext,
     index_batch,
     index_in_class,
-    index_tables,
     insertion_base,
     insertion_index,
     mover_class,
     next_in_class,
-    sector_slots,
     unrank,
 )
 from morris_solver.variants import get_variant

@@ -11,7 +11,8 @@ import pytest
 from reference_solver import solve_reference
 
 from morris_solver.generate import solve
-from morris_solver.indexing import canonical_indices, index_tables
+from morris_solver.index_format import index_tables
+from morris_solver.indexing import canonical_indices
 from morris_solver.sectors import solve_plan
 from morris_solver.storage import TableFile
 from morris_solver.variants import VARIANTS, Variant

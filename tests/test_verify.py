@@ -13,7 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.indexing import index_tables, unrank
+from morris_solver.index_format import index_tables
+from morris_solver.indexing import unrank
 from morris_solver.position import Position
 from morris_solver.sectors import sector_key
 from morris_solver.storage import TableError, TableFile
