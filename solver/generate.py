@@ -132,16 +132,7 @@ def solve_group(
     between levels whenever the checkpoint is due."""
     R = rule_tables(variant)
     T = index_tables(variant.board, variant.stones)
-    order = list(group) + [s for s in exits if s not in group]
-    where = {s: i for i, s in enumerate(order)}
-    SI = np.full((len(order), SI_COLUMNS), -2, dtype=np.int64)
-    for i, s in enumerate(order):
-        SI[i, :4] = s
-        SI[i, IN_GROUP] = int(i < len(group))
-    for i, s in enumerate(group):
-        for r, nxt in successors(variant, s).items():
-            SI[i, TARGET0 + r] = TERMINAL if nxt is None else where[nxt]
-        SI[i, PARTNER] = where[(s[1], s[0], 0, 0)] if is_moving(s) else i
+    order, SI = sector_info(variant, group, exits)
     resumed = checkpoint.load() if checkpoint and is_moving(group[0]) else None
     vals, trig, counts = List(), List(), List()
     for k, s in enumerate(group):
@@ -198,7 +189,7 @@ def solve_group(
             written = sum(
                 level_pass(
                     R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay,
-                    trigger_levels[k][c], _CHUNK,
+                    trigger_levels[k][c], _CHUNK, numba.get_num_threads(),
                 )
                 for k in range(len(group))
             )
@@ -221,6 +212,24 @@ def solve_group(
                          level_seconds, earlier_levels + init_seconds if resumed else 0.0)
 
 
+def sector_info(variant: Variant, group: tuple[Sector, ...],
+                exits: dict[Sector, np.ndarray]) -> tuple[list[Sector], np.ndarray]:
+    """The kernels' view of a group: its sectors then its exit sectors (the order of
+    their codes in the kernels' lists), and the sector-info table ``SI`` (one row a
+    sector: stones, where each kind of move leads, in the group or not, its partner)."""
+    order = list(group) + [s for s in exits if s not in group]
+    where = {s: i for i, s in enumerate(order)}
+    SI = np.full((len(order), SI_COLUMNS), -2, dtype=np.int64)
+    for i, s in enumerate(order):
+        SI[i, :4] = s
+        SI[i, IN_GROUP] = int(i < len(group))
+    for i, s in enumerate(group):
+        for r, nxt in successors(variant, s).items():
+            SI[i, TARGET0 + r] = TERMINAL if nxt is None else where[nxt]
+        SI[i, PARTNER] = where[(s[1], s[0], 0, 0)] if is_moving(s) else i
+    return order, SI
+
+
 def _init_passes(R, T, SI, vals, trig, counts, group, progress) -> None:
     """The init pass of every sector of ``group`` (a placement sector's whole solve)."""
     for k, s in enumerate(group):
@@ -229,7 +238,7 @@ def _init_passes(R, T, SI, vals, trig, counts, group, progress) -> None:
             block = max(1 << 18, size // 64)
             for lo in range(0, size, block):
                 hi = min(size, lo + block)
-                init_pass(R, T, SI, vals, trig, counts, k, lo, hi, _CHUNK)
+                init_pass(R, T, SI, vals, trig, counts, k, lo, hi, _CHUNK, numba.get_num_threads())
                 if progress:
                     progress(hi - lo)
             continue
@@ -241,7 +250,7 @@ def _init_passes(R, T, SI, vals, trig, counts, group, progress) -> None:
         reported = 0
         for lo in range(0, classes, step):
             hi = min(classes, lo + step)
-            placement_pass(R, T, SI, vals, trig, counts, k, lo, hi)
+            placement_pass(R, T, SI, vals, trig, counts, k, lo, hi, numba.get_num_threads())
             if progress:
                 done = size * hi // classes
                 progress(done - reported)

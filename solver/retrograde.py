@@ -103,27 +103,38 @@ def distinct(T, fixed_class, buf, n):
     return sort_unique(buf, n)
 
 
+SLOT_BATCH = 32  # slots whose exits are indexed (and prefetched) before any is read
+EXIT_ROOM = 2 * MAX_MOVES  # a batch's exits: flushed once past MAX_MOVES, so one more fits
+
+
 @njit(cache=True, inline="always")
 def slot_scratch(n):
-    """One worker's scratch arrays for ``settle_slot``: the successors (mover, other,
-    kind), their indices inside the group, the exits (kind, index), and the ranks of
-    ``insertion_base`` (``n``: the board's points)."""
-    moves = np.empty((6, MAX_MOVES), np.int64)
-    return moves[0], moves[1], moves[2], moves[3], moves[4], moves[5], np.empty(n + 1, np.int64)
+    """One worker's scratch arrays for ``classify_slot`` and ``settle_batch``: the
+    successors (mover, other, kind) and the indices of those inside the group; the
+    ranks of ``insertion_base`` (``n``: the board's points); a batch's exits (kind,
+    index) and per slot of the batch its index, its best win so far, its count of
+    distinct successors inside the group and where its exits end."""
+    moves = np.empty((4, MAX_MOVES), np.int64)
+    exits = np.empty((2, EXIT_ROOM), np.int64)
+    batch = np.empty((4, SLOT_BATCH), np.int64)
+    return (moves[0], moves[1], moves[2], moves[3], np.empty(n + 1, np.int64), exits[0],
+            exits[1], batch[0], batch[1], batch[2], batch[3])
 
 
 @njit(cache=True, inline="always")
-def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
-                quiet_exits, out_mover, out_other, out_kind, inside, exit_kind, exit_index,
-                base):
+def classify_slot(R, T, SI, k, v, i, mover, other, quiet_inside, quiet_exits, out_mover,
+                  out_other, out_kind, inside, base, exit_kind, exit_index, fill):
     """The init pass's work for slot ``i`` of group sector k, holding the canonical
-    position (mover, other): its final code, or its trigger and count. The scratch
-    arrays come unpacked (``slot_scratch``): unpacking them here, once a slot, took and
-    dropped a reference to each."""
+    position (mover, other), up to the reads of its exits' codes: its moves, the indices
+    of those that leave the group (appended to the batch's exits from ``fill`` on, each
+    prefetched) and the count of its distinct successors inside. Returns ``(end of its
+    exits, best win so far, count)``, or a count of -1 when its code is final already
+    (written). The scratch arrays come unpacked (``slot_scratch``): unpacking them
+    here, once a slot, took and dropped a reference to each."""
     W, B, WF = SI[k, W_], SI[k, B_], SI[k, WF_]
     if R.line_wins and has_mill(R, other):
         v[i] = 1
-        return
+        return fill, 0, -1
     # every quiet successor has our `other` as its mover: classify it once
     quiet_class, quiet_sym = mover_class(T, B, other)
     # without a symmetry of that class, quiet successors cannot share an index
@@ -137,11 +148,8 @@ def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, q
     if n + n_inside == 0:
         full = (mover | other) == R.full
         v[i] = 0 if (R.full_board_draw and full) else 1
-        return
+        return fill, 0, -1
     best_win = 0
-    worst_loss = 0
-    exit_draw = False
-    n_exits = 0
     for j in range(n):
         kind = out_kind[j]
         if kind == WIN_NOW:
@@ -154,10 +162,7 @@ def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, q
             inside[n_inside] = index_in_class(T, B, W, quiet_class, quiet_sym, out_other[j])
             n_inside += 1
         else:
-            # collect the exits first and read their codes in a second loop, with each
-            # line prefetched as soon as its index is known, so the cache misses into
-            # the exit sectors overlap instead of queueing. A quiet exit (a placement)
-            # has our `other` as its mover: classified above.
+            # a quiet exit (a placement) has our `other` as its mover: classified above
             if kind == 0:
                 idx = insertion_index(
                     T, B, SI[tk, B_], quiet_class, quiet_sym, image, base,
@@ -165,32 +170,75 @@ def settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, q
                 )
             else:
                 idx = canonical_index(T, SI[tk, W_], SI[tk, B_], out_mover[j], out_other[j])
-            exit_kind[n_exits] = kind
-            exit_index[n_exits] = idx
-            n_exits += 1
-            prefetch(exit0 if kind == 0 else exit1 if kind == 1 else exit2, idx)
-    for j in range(n_exits):
-        kind = exit_kind[j]
-        idx = exit_index[j]
-        code = exit0[idx] if kind == 0 else exit1[idx] if kind == 1 else exit2[idx]
-        if code == 0:
-            exit_draw = True
-        elif code & 1:
-            if best_win == 0 or code + 1 < best_win:
-                best_win = code + 1
-        elif code + 1 > worst_loss:
-            worst_loss = code + 1
-    settled = best_win if best_win else (0 if exit_draw else worst_loss)
-    if n_inside == 0:
-        v[i] = settled
-        return
-    v[i] = 0
-    tr[i] = settled
-    # distinct successors inside the group that must be found won by the opponent before
-    # this slot is lost; an exit that is a draw or a win for us keeps the count from
-    # ever reaching zero
-    blocked = 1 if (best_win or exit_draw) else 0
-    cnt[i] = distinct(T, quiet_class, inside, n_inside) + blocked
+            exit_kind[fill] = kind
+            exit_index[fill] = idx
+            fill += 1
+    count = distinct(T, quiet_class, inside, n_inside) if n_inside else 0
+    return fill, best_win, count
+
+
+@njit(cache=True, inline="always")
+def settle_batch(v, tr, cnt, exit0, exit1, exit2, exit_kind, exit_index, fill, slots,
+                 best_wins, counts, ends, nslots):
+    """The codes of a batch of ``classify_slot``'s slots, from their exits' codes: the
+    exits of every slot of the batch are prefetched first, so that their cache misses
+    (random reads into sectors of up to gigabytes) overlap across slots instead of each
+    slot waiting for its own few."""
+    for e in range(fill):
+        kind = exit_kind[e]
+        prefetch(exit0 if kind == 0 else exit1 if kind == 1 else exit2, exit_index[e])
+    start = 0
+    for b in range(nslots):
+        i = slots[b]
+        best_win = best_wins[b]
+        worst_loss = 0
+        exit_draw = False
+        for e in range(start, ends[b]):
+            kind = exit_kind[e]
+            idx = exit_index[e]
+            code = exit0[idx] if kind == 0 else exit1[idx] if kind == 1 else exit2[idx]
+            if code == 0:
+                exit_draw = True
+            elif code & 1:
+                if best_win == 0 or code + 1 < best_win:
+                    best_win = code + 1
+            elif code + 1 > worst_loss:
+                worst_loss = code + 1
+        start = ends[b]
+        settled = best_win if best_win else (0 if exit_draw else worst_loss)
+        if counts[b] == 0:
+            v[i] = settled
+            continue
+        v[i] = 0
+        tr[i] = settled
+        # distinct successors inside the group that must be found won by the opponent
+        # before this slot is lost; an exit that is a draw or a win for us keeps the
+        # count from ever reaching zero
+        cnt[i] = counts[b] + (1 if (best_win or exit_draw) else 0)
+
+
+@njit(cache=True, inline="always")
+def add_to_batch(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
+                 quiet_exits, out_mover, out_other, out_kind, inside, base, exit_kind,
+                 exit_index, slots, best_wins, counts, ends, fill, nslots):
+    """``classify_slot`` for slot ``i``, and ``settle_batch`` when the batch is full.
+    Returns the batch's ``(fill, nslots)``."""
+    end, best_win, count = classify_slot(
+        R, T, SI, k, v, i, mover, other, quiet_inside, quiet_exits, out_mover, out_other,
+        out_kind, inside, base, exit_kind, exit_index, fill,
+    )
+    if count < 0:
+        return fill, nslots
+    slots[nslots] = i
+    best_wins[nslots] = best_win
+    counts[nslots] = count
+    ends[nslots] = end
+    nslots += 1
+    if nslots == SLOT_BATCH or end > EXIT_ROOM - MAX_MOVES:
+        settle_batch(v, tr, cnt, exit0, exit1, exit2, exit_kind, exit_index, end, slots,
+                     best_wins, counts, ends, nslots)
+        return 0, 0
+    return end, nslots
 
 
 @njit(cache=True, inline="always")
@@ -208,9 +256,29 @@ def exit_arrays(SI, vals, k):
     return exit0, exit1, exit2, quiet_inside, quiet_exits
 
 
+@njit(cache=True, inline="always")
+def rounds_of(n, threads):
+    """How many rounds a ``prange(rounds * threads)`` over ``n`` work items takes when
+    ``striped`` deals them out in turn (``threads``: ``numba.get_num_threads()``, passed
+    in by the caller: a kernel that reads it itself cannot be cached). Numba's
+    ``workqueue`` layer gives each thread one contiguous share of a ``prange``, so in
+    sector order one thread got the slots where the work gathered (a level's frontier,
+    the flying or symmetric classes) while the other waited at the end of the call."""
+    return (n + threads - 1) // threads
+
+
+@njit(cache=True, inline="always")
+def striped(j, rounds, threads):
+    """The work item that iteration ``j`` of ``prange(rounds * threads)`` takes: the
+    thread that runs iterations ``[t * rounds, (t + 1) * rounds)`` takes items ``t``,
+    ``t + threads``, ``t + 2 threads`` ... (the caller skips those past the end)."""
+    return (j % rounds) * threads + j // rounds
+
+
 @njit(parallel=True, cache=True)
-def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
-    """Init pass over slots [lo, hi) of group sector k, in slot order."""
+def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk, threads):
+    """Init pass over slots [lo, hi) of group sector k, in slot order, chunks dealt out
+    in turn to ``threads`` threads (``striped``)."""
     v = vals[k]
     tr = trig[k]
     cnt = counts[k]
@@ -219,8 +287,14 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
     exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
     has_symmetry = T.class_stab[T.class_off[W] : T.class_off[W + 1]] != 0
     nchunks = (hi - lo + chunk - 1) // chunk
-    for ci in prange(nchunks):
-        out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = slot_scratch(T.n)
+    rounds = rounds_of(nchunks, threads)
+    for item in prange(rounds * threads):
+        ci = striped(item, rounds, threads)
+        if ci >= nchunks:
+            continue
+        (out_mover, out_other, out_kind, inside, base, exit_kind, exit_index, slots,
+         best_wins, slot_counts, ends) = slot_scratch(T.n)
+        fill = nslots = 0
         start = lo + ci * chunk
         places = 0
         for i in range(start, min(start + chunk, hi)):
@@ -234,13 +308,17 @@ def init_pass(R, T, SI, vals, trig, counts, k, lo, hi, chunk):
             if has_symmetry[i // per_class] and canonical_index(T, W, B, mover, other) != i:
                 v[i] = PAD
                 continue
-            settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
-                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
-                        exit_kind, exit_index, base)
+            fill, nslots = add_to_batch(
+                R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
+                quiet_exits, out_mover, out_other, out_kind, inside, base, exit_kind,
+                exit_index, slots, best_wins, slot_counts, ends, fill, nslots,
+            )
+        settle_batch(v, tr, cnt, exit0, exit1, exit2, exit_kind, exit_index, fill, slots,
+                     best_wins, slot_counts, ends, nslots)
 
 
 @njit(parallel=True, cache=True)
-def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
+def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi, threads):
     """The whole solve of placement sector k for the opponent's set classes [lo, hi)
     (of ``T.class_off[B + 1] - T.class_off[B]``), walked opponent-major: for each
     class's canonical set, every mover set on the points it leaves free, each written
@@ -259,8 +337,14 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
     W, B = SI[k, W_], SI[k, B_]
     exit0, exit1, exit2, quiet_inside, quiet_exits = exit_arrays(SI, vals, k)
     movers = T.binom[T.n - B, W]
-    for oc in prange(lo, hi):
-        out_mover, out_other, out_kind, inside, exit_kind, exit_index, base = slot_scratch(T.n)
+    rounds = rounds_of(hi - lo, threads)
+    for item in prange(rounds * threads):
+        oc = lo + striped(item, rounds, threads)
+        if oc >= hi:
+            continue
+        (out_mover, out_other, out_kind, inside, base, exit_kind, exit_index, slots,
+         best_wins, slot_counts, ends) = slot_scratch(T.n)
+        fill = nslots = 0
         c = T.class_off[B] + oc
         other = T.class_mask[c]
         # mover sets as places among the points `other` leaves free, in colex order
@@ -275,9 +359,13 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi):
                     mover |= np.int64(1) << T.class_freepts[c, trailing_zeros(rest)]
                     rest &= rest - 1
             i = canonical_index(T, W, B, mover, other)
-            settle_slot(R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2,
-                        quiet_inside, quiet_exits, out_mover, out_other, out_kind, inside,
-                        exit_kind, exit_index, base)
+            fill, nslots = add_to_batch(
+                R, T, SI, k, v, tr, cnt, i, mover, other, exit0, exit1, exit2, quiet_inside,
+                quiet_exits, out_mover, out_other, out_kind, inside, base, exit_kind,
+                exit_index, slots, best_wins, slot_counts, ends, fill, nslots,
+            )
+        settle_batch(v, tr, cnt, exit0, exit1, exit2, exit_kind, exit_index, fill, slots,
+                     best_wins, slot_counts, ends, nslots)
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
@@ -351,7 +439,7 @@ def block_events(v, tr, win_delay):
 
 @njit(parallel=True, cache=True)
 def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay, triggered,
-               chunk):
+               chunk, threads):
     """One level for group sector k: its triggered slots at code c, and the predecessors
     (in k's partner sector) of its slots holding ``fresh`` (the frontier: c - 1, except
     for the loss levels of the draw-rule game: see ``frontier_of``). Returns the slots
@@ -386,7 +474,11 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
     # per chunk, not a prange reduction: Numba's reduction analysis cannot follow a
     # count updated inside the nested block loop
     written = np.zeros(nchunks, np.int64)
-    for ci in prange(nchunks):
+    rounds = rounds_of(nchunks, threads)
+    for item in prange(rounds * threads):
+        ci = striped(item, rounds, threads)
+        if ci >= nchunks:
+            continue
         count = 0
         first = ci * blocks_per_chunk
         last = min(first + blocks_per_chunk, nblocks)
