@@ -42,11 +42,11 @@ from bench_group import find_group  # noqa: E402
 from morris_solver.bits import atomic_decrement, prefetch  # noqa: E402
 from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.generate import GroupSolution, sector_info, solve_group  # noqa: E402
+from morris_solver.index_format import index_tables  # noqa: E402
 from morris_solver.indexing import (  # noqa: E402
     canonical_index,
     free_places,
     index_batch,
-    index_tables,
     next_in_class,
     unrank,
 )
