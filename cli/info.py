@@ -25,17 +25,17 @@ from morris_solver.storage import TableFile
 @click.option(
     "--check-stats", "stats_file", metavar="FILE|VARIANT",
     help="Compare the file with per-sector statistics and say whether every sector "
-    "matches; exit 1 if not. A variant's name (six) takes the published statistics the "
-    "package ships (data/stats/six.json), a path any statistics file; a file that lacks "
-    "sectors (a solve in progress) does not match, and it says whether the sectors it "
-    "holds agree.",
+    "matches; exit 1 if not. A variant's name (six) takes the reference statistics the "
+    "package ships (the project's own verified solves, committed in data/stats/six.json), "
+    "a path any statistics file; a file that lacks sectors (a solve in progress) does not "
+    "match, and it says whether the sectors it holds agree.",
 )
 def info_command(path, as_json, stats_file):
     """List what the table file PATH holds: variant, rules, and per sector its canonical
     positions, wins, draws, losses (for the side to move), longest win and loss in
-    plies, and solve time. The --json output is the format of the published statistics
-    (data/stats/VARIANT.json in the repository), which the package ships: --check-stats
-    takes a variant's name or a file.
+    plies, and solve time. The --json output is the format of the reference statistics
+    (data/stats/VARIANT.json in the repository: the project's own verified solves), which
+    the package ships: --check-stats takes a variant's name or a file.
 
     \b
       morris info data/six.h5 --json > six.json

@@ -85,7 +85,7 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         import uvicorn  # noqa: F401  (run_server needs it: said here, in one line)
 
         from morris_cli.web.app import create_app
-        from morris_cli.web.live import Limits
+        from morris_cli.web.live_limits import Limits
     except ModuleNotFoundError as e:
         raise click.ClickException(
             f"morris serve needs {e.name}: pip install 'morris-tablebase[web]'"

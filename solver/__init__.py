@@ -15,10 +15,10 @@ if TYPE_CHECKING:  # the same names as static tools see them, with their types
     from .game import Game as Game
     from .generate import solve as solve
     from .position import Position as Position
-    from .probe import MissingSectorError as MissingSectorError
-    from .probe import MoveValue as MoveValue
     from .probe import Tablebase as Tablebase
+    from .probe_results import MoveValue as MoveValue
     from .rules import Move as Move
+    from .storage import MissingSectorError as MissingSectorError
     from .values import Result as Result
     from .values import Value as Value
     from .variants import VARIANTS as VARIANTS
@@ -33,8 +33,8 @@ _EXPORTS = {
     "Game": "game",
     "solve": "generate",
     "Position": "position",
-    "MissingSectorError": "probe",
-    "MoveValue": "probe",
+    "MissingSectorError": "storage",
+    "MoveValue": "probe_results",
     "Tablebase": "probe",
     "Move": "rules",
     "Result": "values",

@@ -79,7 +79,7 @@ def exit_view(sector, rule_codes: np.ndarray) -> np.ndarray:
 
 
 # a rule code's result at count 0 as a game code byte (1 lost, 2 won, 0 neither), padding
-# kept: the form ``probe.compact_codes`` gives the search's leaves
+# kept: the form ``compact.compact_codes`` gives the search's leaves
 _RESULT_BYTE = np.array([0] + [1 if c & 1 else 2 for c in range(1, RULE_PAD)] + [RULE_PAD],
                         np.uint8)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .compact import BYTE_PAD
 from .indexing import canonical_index
 from .movegen import MAX_MOVES, WIN_NOW, gen_moves, has_mill, split_tables  # noqa: F401
 from .values import PAD, move_score
 
-BYTE_PAD = PAD & 0xFF  # PAD as a byte: what ``astype(np.uint8)`` turns it into
 score = njit(inline="always")(move_score)
 
 

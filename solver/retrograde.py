@@ -325,7 +325,8 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi, threads):
     at its canonical slot. All quiet placements of the positions of one opponent class
     lead to one window of C(n - B, W + 1) slots of the exit sector, and their captures
     to B such windows, so the exit reads stay in the cache; in slot order they are
-    random reads over the whole exit sector (benchmarks/README.md has both timed).
+    random reads over the whole exit sector (benchmarks/solver_report.md, "Walk
+    orders", has both timed).
     Positions whose opponent class has a symmetry are met more than once and write the
     same code; slots no position reaches are padding (the caller fills the sector with
     ``PAD`` first)."""

@@ -34,7 +34,7 @@ successors up in the table (an enhanced transposition cut-off). The default orde
 from the start to 3,984,394 nodes, against 42,372,619 with every bit (the fewest on
 Six Men's Morris, whose start needs only tens of thousands either way), and that of
 its no-capture house rule to 1,991,936, where every bit had not finished at 99 million
-(``benchmarks/README.md``, "Move order on Nine Men's Morris"). Every moving-phase
+(``benchmarks/search_report.md``, "Move order on Nine Men's Morris"). Every moving-phase
 sector the search can reach is held in memory (Nine Men's Morris: 8.6 GiB as bytes, see
 ``compact.compact_codes``), whatever the probe cache's size: leaves are everywhere.
 
@@ -101,7 +101,7 @@ _GEN, _SUCC_MOVER, _SUCC_OTHER, _SUCC_KIND, _SUCC_KEY, _RANK, _PERM = 0, 3, 4, 5
 _MOVE_ROWS = 9
 # The search's settings (``_rank``'s bits; the transposition cut-off from 2 stones in
 # both hands): the fewest nodes of those tried on Nine Men's Morris from the start
-# (benchmarks/README.md, "Move order on Nine Men's Morris").
+# (benchmarks/search_report.md, "Move order on Nine Men's Morris").
 DEFAULT_ORDER = 3
 DEFAULT_ETC_PLIES = 2
 # How often a search with a deadline or a cancel flag checks them (the kernel stops

@@ -1,7 +1,8 @@
-"""Per-sector statistics of a table file, as published in ``data/stats/VARIANT.json``
-and compared against another file's (``morris info --check-stats``).
+"""Per-sector statistics of a table file, as committed in ``data/stats/VARIANT.json``
+(the reference statistics: the project's own verified solves, not a publication) and
+compared against another file's (``morris info --check-stats``).
 
-The published files ship in the package as ``morris_solver.published_stats``, a package that
+The reference files ship in the package as ``morris_solver.published_stats``, a package that
 pyproject.toml maps to ``data/stats/`` (so they are kept once, where the benchmarks
 write them), and are read with ``importlib.resources`` from wherever it is installed.
 
@@ -65,7 +66,7 @@ PUBLISHED = "morris_solver.published_stats"
 
 
 def _published_folder() -> Traversable:
-    """The published statistics files: the installed package's (a wheel's
+    """The reference statistics files: the installed package's (a wheel's
     ``solver/published_stats/``, an editable install's ``data/stats/``), or in a source
     checkout that is only on the path, ``data/stats/`` itself."""
     try:

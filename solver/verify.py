@@ -316,9 +316,9 @@ def _check_values(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
     successor of the positions that share an other set lies in the block of one mover
     class of its sector (the captures of one stone in one more each), so the reads stay
     in the cache; in slot order they fall anywhere in the successor sector and wait on
-    memory (benchmarks/README.md has both timed). A position whose other set has a
-    symmetry of its own is met once per such symmetry; only its smallest mover image is
-    checked, so each canonical slot once."""
+    memory (benchmarks/solver_report.md, "Walk orders", has both timed). A position whose
+    other set has a symmetry of its own is met once per such symmetry; only its smallest
+    mover image is checked, so each canonical slot once."""
     nchunks = (hi - lo + _CHUNK - 1) // _CHUNK
     per_class = T.binom[T.n - B, W]
     for ci in prange(nchunks):

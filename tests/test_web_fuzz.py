@@ -17,7 +17,7 @@ from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.web.app import create_app  # noqa: E402
-from morris_cli.web.live import Limits  # noqa: E402
+from morris_cli.web.live_limits import Limits  # noqa: E402
 
 CLIENT_ERRORS = {400, 403, 404, 405, 409, 413, 429}
 FUZZ = settings(max_examples=60, deadline=None,
