@@ -82,23 +82,23 @@ def published_variants() -> list[str]:
 
 
 def published_statistics(variant: str) -> dict:
-    """The published statistics of ``variant`` (``data/stats/VARIANT.json``)."""
+    """The reference statistics of ``variant`` (``data/stats/VARIANT.json``)."""
     if variant not in published_variants():
-        raise MorrisError(f"no published statistics of {variant!r} (there are: "
+        raise MorrisError(f"no reference statistics of {variant!r} (there are: "
                           f"{', '.join(published_variants())})")
     return load_statistics(_published_folder() / f"{variant}.json")
 
 
 def statistics_named(spec: str) -> tuple[dict, str]:
     """What ``morris info --check-stats SPEC`` compares with, and how to name it: the
-    statistics file at the path ``spec`` if there is one, else the published statistics
+    statistics file at the path ``spec`` if there is one, else the reference statistics
     of the variant ``spec``."""
     if os.path.exists(spec) or spec not in published_variants():
         if not os.path.exists(spec) and os.sep not in spec and not spec.endswith(".json"):
             raise MorrisError(f"{spec} is neither a statistics file nor a variant with "
-                              f"published statistics ({', '.join(published_variants())})")
+                              f"reference statistics ({', '.join(published_variants())})")
         return load_statistics(spec), spec
-    return published_statistics(spec), f"the published statistics of {spec}"
+    return published_statistics(spec), f"the reference statistics of {spec}"
 
 
 def compare_statistics(expected: dict, actual: dict) -> list[str]:

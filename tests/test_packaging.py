@@ -132,7 +132,7 @@ def test_a_read_only_install_writes_only_into_the_cache_folder(wheel, tmp_path, 
         assert "a3  draw" in morris("probe", "three", "W:a1 B:b2 w h:2,2", "--db", str(table))
         # the statistics the wheel ships, by the variant's name
         assert morris("info", str(table), "--check-stats", "three").startswith(
-            f"{table} matches the published statistics of three: all 7 sectors agree")
+            f"{table} matches the reference statistics of three: all 7 sectors agree")
         assert _listing(site) == before
     finally:
         subprocess.run(["chmod", "-R", "u+w", str(site)], check=True)
