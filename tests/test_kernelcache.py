@@ -148,7 +148,7 @@ if name == "solver":
     sys.path.insert(0, sys.argv[2])
 ix = importlib.import_module(name + ".indexing")
 variant = importlib.import_module(name + ".variants").get_variant("three")
-T = ix.index_tables(variant.board, variant.stones)
+T = importlib.import_module(name + ".index_format").index_tables(variant.board, variant.stones)
 ix.canonical_indices(T, 1, 1, np.array([1], np.uint64), np.array([2], np.uint64))
 print(ix.canonical_indices._cache._cache_path)
 """
