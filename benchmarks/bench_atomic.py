@@ -1,6 +1,8 @@
 """Atomic against plain decrements of random counts, batched and prefetched as a loss
 level writes them (benchmarks/solve_profile.md): whether the level passes' atomic
-decrements cost anything on this machine, and whether sorting a batch's targets pays.
+decrements cost anything on this machine, whether sorting a batch's targets pays, and
+what reading the code only where a count reaches zero saves (``count first``: one
+array's cache line a decrement instead of two).
 
     python benchmarks/bench_atomic.py
 """
@@ -45,6 +47,25 @@ def decrement(counts, codes, targets, atomic, sort):
     return hits.sum()
 
 
+@njit(parallel=True)
+def decrement_count_first(counts, codes, targets):
+    """``decrement`` (atomic, as generated) as the level passes write since 2026-12-06:
+    the count first, the code only where it reaches zero."""
+    nb = targets.shape[0] // BATCH
+    hits = np.zeros(nb, np.int64)
+    for b in prange(nb):
+        batch = targets[b * BATCH : (b + 1) * BATCH]
+        for j in range(0, BATCH, AHEAD):
+            for q in range(j, j + AHEAD):
+                prefetch(counts, batch[q])
+            for q in range(j, j + AHEAD):
+                idx = batch[q]
+                if atomic_decrement(counts, idx) == 1 and codes[idx] == 0:
+                    codes[idx] = 3
+                    hits[b] += 1
+    return hits.sum()
+
+
 def main() -> None:
     use_workqueue()
     rng = np.random.default_rng(1)
@@ -60,6 +81,11 @@ def main() -> None:
                 ns = (time.perf_counter() - start) / len(targets) * 1e9
                 print(f"{size:>11,} counts  {'atomic' if atomic else 'plain ':6}  "
                       f"{'sorted' if sort else 'as generated':12}  {ns:5.1f} ns a decrement")
+        decrement_count_first(counts, codes, targets[: 4 * BATCH])  # compile
+        start = time.perf_counter()
+        decrement_count_first(counts, codes, targets)
+        ns = (time.perf_counter() - start) / len(targets) * 1e9
+        print(f"{size:>11,} counts  atomic  count first   {ns:5.1f} ns a decrement")
 
 
 if __name__ == "__main__":

@@ -381,7 +381,14 @@ def write_predecessors(targets, n, vp, cp, tp, mark_pred, c):
     undecided one is won; at a loss level each takes one off its count (a predecessor
     appears once per frontier win it has as a successor) and is lost when the count
     reaches zero, unless an exit keeps it alive past this level. Returns the slots
-    written."""
+    written.
+
+    A loss level decrements before it reads the code, and reads it (and the trigger)
+    only where the count reaches zero: most writes then touch one array instead of two
+    (in 7-7, larger than the cache, a write took twice a random read-modify-write of
+    one array: benchmarks/solve_profile.md). An undecided slot's count goes as before;
+    a decided slot's count is never read again (it may even wrap around, where the
+    init pass left it 0), and the code check keeps such a slot from being written."""
     level = np.uint16(c)
     written = 0
     for j in range(n):
@@ -391,7 +398,7 @@ def write_predecessors(targets, n, vp, cp, tp, mark_pred, c):
                 vp[idx] = level
                 mark_pred[idx // MARK_BLOCK] = level
                 written += 1
-        elif vp[idx] == 0 and atomic_decrement(cp, idx) == 1 and tp[idx] <= c:
+        elif atomic_decrement(cp, idx) == 1 and vp[idx] == 0 and tp[idx] <= c:
             vp[idx] = level
             mark_pred[idx // MARK_BLOCK] = level
             written += 1
@@ -526,8 +533,10 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
                     idx = pred_index[j]
                     targets[ntargets] = idx
                     ntargets += 1
-                    prefetch(vp, idx)
-                    if not win_level:
+                    # a loss level reads a code only where a count reaches zero
+                    if win_level:
+                        prefetch(vp, idx)
+                    else:
                         prefetch(cp, idx)
             count += write_predecessors(targets, ntargets, vp, cp, tp, mark_pred, c)
             if static:

@@ -46,7 +46,15 @@ from .drawrules import code_of_score as rule_code_of_score
 from .drawrules import statistics as rule_statistics
 from .errors import MorrisError
 from .index_format import IndexTables, index_tables, sector_slots
-from .indexing import canonical_index, index_in_class, mover_class, permute, unrank
+from .indexing import (
+    canonical_index,
+    free_places,
+    index_in_class,
+    mover_class,
+    next_in_class,
+    permute,
+    unrank,
+)
 from .movegen import RuleTables, rule_tables
 from .position import Position
 from .sector_cache import SectorCache
@@ -172,14 +180,20 @@ def expected_codes(R, T, W, B, WF, BF, nexts, movers, others, out, rule_limit):
     known1 = _known_key(B - 1 + BF, r1)
     known2 = _known_key(B - 2 + BF, r2)
     queue = np.empty(_QUEUE_LENGTH + B * B + 1, np.int64)
+    # what depends on the other side alone, kept while it stays (``_check_values``
+    # passes the positions of one other set one after another)
+    last_other = np.int64(-1)
+    capturable = qc = qs = np.int64(0)
     for k in range(out.shape[0]):
         mover, other = movers[k], others[k]
         if line_wins and _has_line(mill_masks, other):
             out[k] = 1
             continue
         quiet_only = never_captures or other == 0
-        capturable = _unprotected(mill_masks, other)
-        qc, qs = mover_class(T, B, other)  # every quiet successor has ``other`` as its mover
+        if other != last_other:
+            last_other = other
+            capturable = _unprotected(mill_masks, other)
+            qc, qs = mover_class(T, B, other)  # every quiet successor has ``other`` as its mover
         empty = full & ~(mover | other)
         size = 0
         best = np.int64(_NO_MOVE)
@@ -328,9 +342,16 @@ def _check_values(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
         others = np.empty(n, np.int64)
         slots = np.empty(n, np.int64)
         m = 0
+        places = 0
         for j in range(start, start + n):
-            other, mover = unrank(T, B, W, j)
-            stab = T.class_stab[T.class_off[B] + j // per_class]
+            c = T.class_off[B] + j // per_class
+            # consecutive positions of one class: the next mover set, not a search for it
+            if j == start or j % per_class == 0:
+                other, mover = unrank(T, B, W, j)
+                places = free_places(T, c, mover)
+            else:
+                places, mover = next_in_class(T, c, places)
+            stab = T.class_stab[c]
             smallest = True
             while stab:
                 smallest &= permute(T, trailing_zeros(stab), mover) >= mover
@@ -338,7 +359,10 @@ def _check_values(R, T, codes, W, B, WF, BF, nexts, lo, hi, bad_count, bad_first
             if smallest:
                 movers[m] = mover
                 others[m] = other
-                slots[m] = canonical_index(T, W, B, mover, other)
+                slot = canonical_index(T, W, B, mover, other)
+                slots[m] = slot
+                # read after the recomputation below: by then the line is in the cache
+                prefetch(codes, slot)
                 m += 1
         expected = np.empty(m, np.int64)
         expected_codes(R, T, W, B, WF, BF, nexts, movers[:m], others[:m], expected,
