@@ -20,9 +20,11 @@ AHEAD = 16  # targets prefetched before the first of them is written
 
 
 @njit(parallel=True)
-def decrement(counts, codes, targets, atomic, sort):
+def decrement(counts, codes, targets, atomic, sort, count_first):
     """Take one off ``counts[t]`` for every target whose code is undecided; a count
-    reaching zero writes a code. Returns how many did."""
+    reaching zero writes a code. Returns how many did. ``count_first``: decrement
+    before reading the code, and read it only where the count reaches zero (atomic),
+    as the level passes write since 2026-12-06."""
     nb = targets.shape[0] // BATCH
     hits = np.zeros(nb, np.int64)
     for b in prange(nb):
@@ -32,10 +34,15 @@ def decrement(counts, codes, targets, atomic, sort):
         for j in range(0, BATCH, AHEAD):
             for q in range(j, j + AHEAD):
                 prefetch(counts, batch[q])
-                prefetch(codes, batch[q])
+                if not count_first:
+                    prefetch(codes, batch[q])
             for q in range(j, j + AHEAD):
                 idx = batch[q]
-                if codes[idx] == 0:
+                if count_first:
+                    if atomic_decrement(counts, idx) == 1 and codes[idx] == 0:
+                        codes[idx] = 3
+                        hits[b] += 1
+                elif codes[idx] == 0:
                     if atomic:
                         before = atomic_decrement(counts, idx)
                     else:
@@ -47,25 +54,6 @@ def decrement(counts, codes, targets, atomic, sort):
     return hits.sum()
 
 
-@njit(parallel=True)
-def decrement_count_first(counts, codes, targets):
-    """``decrement`` (atomic, as generated) as the level passes write since 2026-12-06:
-    the count first, the code only where it reaches zero."""
-    nb = targets.shape[0] // BATCH
-    hits = np.zeros(nb, np.int64)
-    for b in prange(nb):
-        batch = targets[b * BATCH : (b + 1) * BATCH]
-        for j in range(0, BATCH, AHEAD):
-            for q in range(j, j + AHEAD):
-                prefetch(counts, batch[q])
-            for q in range(j, j + AHEAD):
-                idx = batch[q]
-                if atomic_decrement(counts, idx) == 1 and codes[idx] == 0:
-                    codes[idx] = 3
-                    hits[b] += 1
-    return hits.sum()
-
-
 def main() -> None:
     use_workqueue()
     rng = np.random.default_rng(1)
@@ -73,20 +61,15 @@ def main() -> None:
         counts = np.full(size, 200, np.uint8)
         codes = np.zeros(size, np.uint16)
         targets = rng.integers(0, size, 40_000_000, dtype=np.int64)
-        for atomic in (True, False):
-            for sort in (False, True):
-                decrement(counts, codes, targets[: 4 * BATCH], atomic, sort)  # compile
-                start = time.perf_counter()
-                decrement(counts, codes, targets, atomic, sort)
-                ns = (time.perf_counter() - start) / len(targets) * 1e9
-                print(f"{size:>11,} counts  {'atomic' if atomic else 'plain ':6}  "
-                      f"{'sorted' if sort else 'as generated':12}  {ns:5.1f} ns a decrement")
-        decrement_count_first(counts, codes, targets[: 4 * BATCH])  # compile
-        start = time.perf_counter()
-        decrement_count_first(counts, codes, targets)
-        ns = (time.perf_counter() - start) / len(targets) * 1e9
-        print(f"{size:>11,} counts  atomic  count first   {ns:5.1f} ns a decrement")
-
+        modes = [(atomic, sort, False) for atomic in (True, False) for sort in (False, True)]
+        for atomic, sort, count_first in [*modes, (True, False, True)]:
+            decrement(counts, codes, targets[: 4 * BATCH], atomic, sort, count_first)  # compile
+            start = time.perf_counter()
+            decrement(counts, codes, targets, atomic, sort, count_first)
+            ns = (time.perf_counter() - start) / len(targets) * 1e9
+            order = "count first" if count_first else "sorted" if sort else "as generated"
+            print(f"{size:>11,} counts  {'atomic' if atomic else 'plain ':6}  "
+                  f"{order:12}  {ns:5.1f} ns a decrement")
 
 if __name__ == "__main__":
     main()
