@@ -27,6 +27,12 @@ def code_at(codes, i):
     return code
 
 
+@njit(cache=True, inline="always")
+def packed_result_at(packed, i):
+    """The result of slot ``i`` in ``compact.pack_results``'s array (``PACKED_*``)."""
+    return (np.int64(packed[i >> 2]) >> ((i & 3) << 1)) & 3
+
+
 @njit(cache=True)
 def probe_code(codes, W, B, mover, other, *tables):
     """The stored code of (mover, other) in a sector of (W, B) stones (``tables``: see

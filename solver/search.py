@@ -58,7 +58,7 @@ from numba import njit
 from numba.typed import List
 
 from .bits import popcount, trailing_zeros
-from .compact import widen_codes
+from .compact import PACKED_DRAW, PACKED_PAD, PACKED_WIN, pack_results, widen_codes
 from .drawrules import result_bytes
 from .indexing import canonical_index
 from .movegen import (
@@ -70,7 +70,7 @@ from .movegen import (
     split_tables,
 )
 from .position import Position
-from .probe_kernels import code_at
+from .probe_kernels import code_at, packed_result_at
 from .rules import terminal
 from .search_limits import check_limits
 from .sectors import Sector, is_moving, sector_name, successors
@@ -314,20 +314,24 @@ _negamax_of_code = njit(inline="always")(negamax_of_code)
 
 @njit(cache=True, inline="always")
 def _leaf(codes, width, key, state, wdl):
-    """The score of the moving-phase position ``key`` (its side to move) from its table."""
+    """The score of the moving-phase position ``key`` (its side to move) from its table:
+    its packed result (``compact.pack_results``) for ``wdl``, else its code."""
     W, B = (key >> 15) & 31, (key >> 10) & 31
     sector = codes[W * width + B]
     if sector.shape[0] == 0:
         state[_MISSING] = W * width + B + 1
         return 0
+    if wdl:
+        result = packed_result_at(sector, key >> 20)
+        if result == PACKED_PAD:
+            state[_DAMAGED] = W * width + B + 1
+            return 0
+        return 0 if result == PACKED_DRAW else 1 if result == PACKED_WIN else -1
     code = code_at(sector, key >> 20)
     if code == PAD:
         state[_DAMAGED] = W * width + B + 1
         return 0
-    score = _negamax_of_code(code)
-    if wdl:
-        return 0 if score == 0 else 1 if score > 0 else -1
-    return score
+    return _negamax_of_code(code)
 
 
 # Columns of the search's frame stack, one row per ply below the root: the node's
@@ -641,14 +645,15 @@ class PlacementSearch:
         if not todo:
             self._ready.add(root)
             return 0.0
-        rules = None if self.draw_rules is None else (
-            TableFile.open(self.tb.path), rule_layer(self.draw_rules))
+        table = TableFile.open(self.tb.path)
         for done, s in enumerate(todo, 1):
-            if rules is None:
+            if self.metric == "dtm":
                 self._loaded[s[:2]] = self.tb.sector_codes(s)
+            elif self.draw_rules is None:  # read past the probe's cache: packed only
+                self._loaded[s[:2]] = pack_results(table.read_sector(s))
             else:  # each position's result under the rule at count 0
-                table, layer = rules
-                self._loaded[s[:2]] = result_bytes(table.read_sector(s, layer))
+                rule_codes = table.read_sector(s, rule_layer(self.draw_rules))
+                self._loaded[s[:2]] = pack_results(result_bytes(rule_codes))
             if progress is not None:
                 progress(done, len(todo))
         # one dtype for the kernel's typed list: bytes unless a sector needs uint16

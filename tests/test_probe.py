@@ -13,13 +13,22 @@ import shutil
 import h5py
 import numpy as np
 import pytest
+from numba import njit
 
 from morris_solver import game_values
-from morris_solver.compact import compact_codes
+from morris_solver.compact import (
+    PACKED_DRAW,
+    PACKED_LOSS,
+    PACKED_PAD,
+    PACKED_WIN,
+    compact_codes,
+    pack_results,
+)
 from morris_solver.errors import MorrisError
 from morris_solver.generate import solve
 from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.probe_kernels import packed_result_at
 from morris_solver.rules import legal_moves, play, successors, terminal
 from morris_solver.storage import TableError
 from morris_solver.values import PAD, Result, Value
@@ -301,6 +310,31 @@ def test_codes_are_cached_as_bytes_only_when_every_code_fits():
     for too_long in (255, 256, 300):  # 255 would read as padding
         codes = np.array([0, too_long, PAD], dtype=np.uint16)
         assert compact_codes(codes) is codes
+
+
+@pytest.mark.parametrize("length", [1, 4, 7, (1 << 24) + 5])  # the last spans two steps
+def test_packed_results_read_back_slot_for_slot(length):
+    rng = np.random.default_rng(length)
+    codes = rng.integers(0, 300, length).astype(np.uint16)
+    codes[rng.random(length) < 0.1] = PAD
+    codes[rng.random(length) < 0.2] = 0
+    short = np.where(codes == PAD, PAD, codes % 254).astype(np.uint16)  # fits a byte
+    as_bytes = compact_codes(short)
+    assert as_bytes.dtype == np.uint8
+    for form, of in ((codes, codes), (short, short), (as_bytes, short)):
+        packed = pack_results(form)
+        assert len(packed) == (length + 3) // 4
+        expected = np.where(of == 0, PACKED_DRAW, np.where(
+            of == PAD, PACKED_PAD, np.where(of % 2 == 0, PACKED_WIN, PACKED_LOSS)))
+        assert np.array_equal(read_packed(packed, np.arange(length)), expected)
+
+
+@njit
+def read_packed(packed, slots):
+    out = np.empty(len(slots), np.int64)
+    for k in range(len(slots)):
+        out[k] = packed_result_at(packed, slots[k])
+    return out
 
 
 @pytest.mark.parametrize("name", ["three", "six"])
