@@ -40,6 +40,28 @@ def known_results() -> dict:
         raise MorrisError(f"no list of known results at {source}") from None
 
 
+def reproduce_phase(variant: str, known: dict | None = None) -> str:
+    """How ``morris reproduce`` values the start of ``variant``: ``"all"`` (solve every
+    phase, probe the start) or ``"moving"`` (the moving phase, then the search over the
+    placement phase), as its entry in ``known_results.toml`` says (default ``"all"``)."""
+    known = known_results() if known is None else known
+    phase = known.get(variant, {}).get("reproduce", "all")
+    if phase not in ("all", "moving"):
+        raise MorrisError(f"{KNOWN_RESULTS}: {variant}'s reproduce is {phase!r}, not all or "
+                          "moving")
+    return str(phase)
+
+
+def check_searched_start(variant: str, found: str, known: dict | None = None) -> Check | None:
+    """The start's result ``found`` by the search (win, draw or loss for White) against
+    the published one of ``variant``, or None if none is published."""
+    known = known_results() if known is None else known
+    entry = known.get(variant, {})
+    if "start" not in entry:
+        return None
+    return Check("start position value (search)", entry["start"], found)
+
+
 def check_against_known(tb: Tablebase, known: dict | None = None) -> list[Check]:
     """Compare a table with every published fact about its variant that it can answer:
     the start value (if the file holds the placement phase) and sector statistics."""

@@ -3,13 +3,17 @@ fails with a clear message on a table that disagrees with them (the file it resu
 
 from __future__ import annotations
 
+import copy
 import shutil
 from pathlib import Path
 
 import h5py
+import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
+from morris_solver.errors import MorrisError
+from morris_solver.known import known_results, reproduce_phase
 
 START = "sectors/0_0_3_3"  # Three Men's Morris' empty board: one position
 
@@ -57,3 +61,31 @@ def test_a_doctored_statistic_fails_verification(table_paths, tmp_path):
     assert "start position value: win agrees with the published win" in result.output
     assert "morris verify: 6 of 7 sectors" in result.output
     assert result.stderr.strip().startswith("Error: 1 check(s) failed")
+
+
+def test_the_moving_route_values_the_start_by_search(tmp_path):
+    result = CliRunner().invoke(main, ["reproduce", "six", "--phase", "moving", "--data",
+                                       str(tmp_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "six: moving phase solved" in result.output
+    assert "six: draw   (search over the placement phase:" in result.output
+    assert ("start position value (search): draw agrees with the published draw"
+            in result.output)
+
+
+def test_a_searched_start_that_disagrees_fails(tmp_path, monkeypatch):
+    wrong = copy.deepcopy(known_results())
+    wrong["three"] |= {"start": "draw", "reproduce": "moving"}
+    monkeypatch.setattr("morris_cli.reproduce.known_results", lambda: wrong)
+    result = _reproduce(tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "three: first player wins   (search over" in result.output
+    assert ("start position value (search): win DISAGREES with the published draw"
+            in result.output)
+
+
+def test_morabaraba_is_reproduced_by_the_moving_route():
+    assert reproduce_phase("twelve") == "moving"
+    assert reproduce_phase("nine") == "all"
+    with pytest.raises(MorrisError, match="not all or moving"):
+        reproduce_phase("three", {"three": {"reproduce": "placement"}})
