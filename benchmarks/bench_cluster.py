@@ -11,7 +11,12 @@ groups allow at best.
 ``critical-path`` reads the group times a table file records (``solve_seconds``) and
 computes, per phase, their sum (the serial solve) and the longest chain of groups each
 needing the one before (no number of workers makes the phase faster than that chain,
-whose groups each stand alone).
+whose groups each stand alone). With ``--machines 2 4 8`` it also plays the cluster
+solve's schedule on that many machines like the one that timed the groups: each group
+takes its recorded time, and a free machine takes the largest group whose dependencies
+are done, as ``solve_on_cluster`` submits them; the transfers are left out.
+
+    python benchmarks/bench_cluster.py critical-path data/twelve.h5 --machines 2 4 8 16
 
 ``compare`` solves the same selection (``--phase``, ``--max-stones``: at most N stones a
 side, on the board and in hand) serially (all threads) and on a local cluster of
@@ -45,7 +50,7 @@ from morris_solver.sectors import dependencies, is_moving, sector_name, solve_pl
 from morris_solver.storage import TableFile  # noqa: E402
 
 
-def critical_path(path: Path) -> None:
+def critical_path(path: Path, machines: list[int]) -> None:
     table = TableFile.open(path)
     stored = table.sectors()
     variant = table.variant
@@ -78,6 +83,33 @@ def critical_path(path: Path) -> None:
               f"({total / bound:.2f}x at most from more workers):")
         print("  " + " <- ".join(f"{'+'.join(sector_name(s) for s in g)} "
                                  f"({seconds[g]:.0f} s)" for g in path_groups))
+        needs = {g: {owner[s] for s in dependencies(variant, g)
+                     if s in owner and is_moving(s) == moving} for g in groups}
+        for k in machines:
+            wall = schedule(needs, seconds, k)
+            print(f"  on {k} machines: {hms(wall)} ({total / wall:.2f}x)")
+
+
+def schedule(needs: dict[tuple, set[tuple]], seconds: dict[tuple, float],
+             machines: int) -> float:
+    """The wall time of running the groups ``needs`` (each with the groups it needs) on
+    ``machines`` machines, a free machine taking the longest group whose needs are done,
+    each group taking ``seconds[group]``."""
+    done_at: dict[tuple, float] = {}
+    free = [0.0] * machines  # when each machine is next free
+    left = set(needs)
+    while left:
+        now = min(free)
+        ready = [g for g in left if all(d in done_at and done_at[d] <= now for d in needs[g])]
+        if not ready:  # wait for the next group to finish
+            later = [t for t in done_at.values() if t > now]
+            free[free.index(now)] = min(later)
+            continue
+        g = max(ready, key=lambda g: seconds[g])
+        done_at[g] = now + seconds[g]
+        free[free.index(now)] = done_at[g]
+        left.remove(g)
+    return max(done_at.values(), default=0.0)
 
 
 def compare(variant: str, workers: int, phase: str, max_stones: int | None,
@@ -131,6 +163,8 @@ def main() -> None:
     sub = parser.add_subparsers(dest="step", required=True)
     cp = sub.add_parser("critical-path")
     cp.add_argument("table", type=Path)
+    cp.add_argument("--machines", type=int, nargs="*", default=[],
+                    help="also the wall time on that many machines like this one")
     cmp = sub.add_parser("compare")
     cmp.add_argument("variant")
     cmp.add_argument("--workers", type=int, default=2)
@@ -142,7 +176,7 @@ def main() -> None:
     same.add_argument("second", type=Path)
     args = parser.parse_args()
     if args.step == "critical-path":
-        critical_path(args.table)
+        critical_path(args.table, args.machines)
     elif args.step == "identical":
         print(f"{identical(args.first, args.second)} sectors identical")
     else:

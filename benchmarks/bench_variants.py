@@ -5,14 +5,17 @@ phase from the moving-phase tables; the per-sector statistics (``data/stats``); 
 many positions change their result against the standard game (``data/nine.h5``,
 ``data/three.h5``); a report of each run's time, memory and size.
 
-No flying, the double mill and the Diagonalmühle (``MOVING_ONLY``) are valued from
-their moving phase alone, each in one run from an empty disk: their moving sectors
-solved and verified (the double mill's are the standard game's, solved as that game's
-and checked against its published statistics instead), then the start by the search;
-their sectors are compared with the standard game's published statistics.
+No flying, the double mill, the Diagonalmühle and Morabaraba (``twelve``,
+``MOVING_ONLY``) are valued from their moving phase alone, each in one run from an
+empty disk: their moving sectors solved and verified (the double mill's are the
+standard game's, solved as that game's and checked against its published statistics
+instead), then the start by the search; their sectors are compared with the statistics
+of the game they change (Morabaraba's with at most 9 stones a side with the
+Diagonalmühle's, solved apart in an earlier run).
 
     python benchmarks/bench_variants.py nine-nocapture-placement nine-noflying \\
         nine-doublemill nine-diagonal three-holes
+    python benchmarks/bench_variants.py twelve
 
 Every step resumes: the solve from the table file, the rest from
 ``benchmarks/out/variants_state.json`` (a variant's verification sector by sector). What
@@ -52,7 +55,7 @@ from morris_solver.generate import solve  # noqa: E402
 from morris_solver.known import known_results  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.search import search_start_value  # noqa: E402
+from morris_solver.search import search_value  # noqa: E402
 from morris_solver.sectors import (  # noqa: E402
     Sector,
     is_moving,
@@ -78,12 +81,15 @@ STATS = Path("data/stats")
 # the house-rule variants, in the report's order, each with the game it changes, whose
 # tables the comparison reads
 STANDARD = {"nine-nocapture-placement": "nine", "nine-noflying": "nine",
-            "nine-doublemill": "nine", "nine-diagonal": "nine", "three-holes": "three"}
+            "nine-doublemill": "nine", "nine-diagonal": "nine", "three-holes": "three",
+            "twelve": "nine-diagonal"}
 # valued from the moving phase and the search, without placement tables (one run each
 # fits a session); the double mill's moving sectors are the standard game's own
-MOVING_ONLY = frozenset({"nine-noflying", "nine-diagonal", "nine-doublemill"})
+MOVING_ONLY = frozenset({"nine-noflying", "nine-diagonal", "nine-doublemill", "twelve"})
 MOVING_FROM_STANDARD = frozenset({"nine-doublemill"})
 _STEP = 1 << 24
+# the largest moving phase whose codes the distance search holds at once, a byte a slot
+DISTANCE_SEARCH_BYTES = 12 * GiB
 RESULTS = ("draw", "win", "loss")
 
 
@@ -137,9 +143,13 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         done["value"] = str(Tablebase.open(path).probe(Position.start(variant)))
         save()
     if "search" not in done:
-        found = search_start_value(Tablebase.open(path, cache_bytes=12 * GiB))
+        # the distance needs every moving code in memory as a byte; beyond the budget
+        # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
+        moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
+        metric = "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl"
+        found = search_value(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric)
         done["search"] = {"value": str(found.value), "nodes": found.nodes,
-                          "seconds": found.seconds}
+                          "seconds": found.seconds, "metric": metric}
         save()
     if moving_only:  # the comparison comes from the statistics (the report's)
         return
@@ -389,8 +399,9 @@ def _by_sector_text(name: str) -> list[str]:
     changed = [r for r in rows if r["wins_change"] or r["draws_change"] or r["losses_change"]
                or r["longest_win"] != r["standard_longest_win"]]
     if not changed:
-        return [f"- **{name}**: all {len(rows)} sectors equal the standard game's "
-                "(the same sectors, checked against its published statistics).", ""]
+        return [f"- **{name}**: all {len(rows)} sectors both list equal "
+                f"{STANDARD[name]}'s (`data/stats/{STANDARD[name]}.json`), count for count.",
+                ""]
     total = {k: sum(r[k] for r in rows) for k in ("wins_change", "draws_change",
                                                   "losses_change")}
     return [f"- **{name}** against {STANDARD[name]}: {len(changed)} of {len(rows)} sectors "
@@ -410,6 +421,12 @@ def _by_sector_text(name: str) -> list[str]:
 def _for_white(result: str) -> str:
     """A start's result as the first player's: "a draw", "first player wins"."""
     return {"draw": "a draw", "win": "first player wins", "loss": "first player loses"}[result]
+
+
+def published(game: str) -> str:
+    """The start's published value of ``game`` for White, or "none" if none is known."""
+    entry = known_results().get(game, {})
+    return _for_white(entry["start"]) if "start" in entry else "none"
 
 
 def _plies(longest: int) -> str:
@@ -432,9 +449,9 @@ def report(command: str) -> None:
     """Every house-rule variant's row from its committed record, whichever of them this
     command ran and whichever machine ran them."""
     results = [
-        "| variant | start (tables) | start (search) | positions | wins | draws | losses "
-        "| longest win |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
+        "| variant | start (tables) | start (search) | published | positions | wins | draws "
+        "| losses | longest win |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     runs = [
         "| variant | pipeline | solve | of which groups | verified | peak RSS GiB | file GB "
@@ -445,7 +462,7 @@ def report(command: str) -> None:
     for name in STANDARD:
         record = load_record(name)
         if record is None:
-            results.append(f"| {name} | not run | | | | | | |")
+            results.append(f"| {name} | not run | | {published(name)} | | | | | |")
             runs.append(f"| {name} | not run | | | | | | | |")
             continue
         search = record.get("search")
@@ -454,8 +471,8 @@ def report(command: str) -> None:
                                   if record.get("pipeline") == "moving" else "-")
         results.append(
             f"| {name} | {tables_value} | {search['value'] if search else '-'} | "
-            f"{t['positions']:,} | {t['wins']:,} | {t['draws']:,} | {t['losses']:,} | "
-            f"{t['longest_win']} |")
+            f"{published(name)} | {t['positions']:,} | {t['wins']:,} | {t['draws']:,} | "
+            f"{t['losses']:,} | {t['longest_win']} |")
         verified = "; links: ".join([
             _verdicts_text(record["verify"]),
             *(_verdicts_text(v, f" in {target}") for target, v in record["links"].items())])
@@ -486,9 +503,10 @@ def report(command: str) -> None:
         "move; the longest win is in plies, over all sectors. Each variant's per-sector "
         "statistics are in `data/stats/VARIANT.json`.", "",
         "## Results", "", *results, "",
-        "Beside them, the standard games' published values (`solver/known_results.toml`): "
-        + ", ".join(f"{game} {_for_white(known_results()[game]['start'])}"
-                    for game in sorted(set(STANDARD.values()))) + ".", "",
+        "The published column is the start's value in `solver/known_results.toml` (its "
+        "source is there); the games the variants change: "
+        + ", ".join(f"{game} {published(game)}" for game in sorted(set(STANDARD.values())))
+        + ".", "",
         "## Runs", "",
         "The pipeline's time is its steps' summed (solve, verification or the check "
         "against published statistics, the search), each in the run that finished it. "

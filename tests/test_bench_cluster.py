@@ -33,3 +33,21 @@ def test_identical_files_and_a_difference(bench, table_paths, tmp_path):
         ds[...] = codes
     with pytest.raises(SystemExit, match="4-4-0-0 differs"):
         bench.identical(table_paths["six"], copy)
+
+
+def test_the_schedule_waits_for_what_a_group_needs(bench):
+    # a chain a <- b <- c of 1 s each and a lone 2 s group d
+    needs = {"a": set(), "b": {"a"}, "c": {"b"}, "d": set()}
+    seconds = {"a": 1.0, "b": 1.0, "c": 1.0, "d": 2.0}
+    assert bench.schedule(needs, seconds, 1) == 5.0  # everything in turn
+    assert bench.schedule(needs, seconds, 2) == 3.0  # the chain bounds it
+    assert bench.schedule(needs, seconds, 8) == 3.0
+
+
+def test_the_schedule_takes_the_longest_ready_group_first(bench):
+    # long first: long then after on one machine (6 s), the short ones beside it;
+    # the short ones first would start long at 1 s and finish after at 7 s
+    needs = {"s1": set(), "s2": set(), "s3": set(), "long": set(), "after": {"long"}}
+    seconds = {"s1": 1.0, "s2": 1.0, "s3": 1.0, "long": 3.0, "after": 3.0}
+    assert bench.schedule(needs, seconds, 2) == 6.0
+    assert bench.schedule(needs, seconds, 1) == 9.0
