@@ -10,12 +10,13 @@ from pathlib import Path
 
 import click
 
-from morris_solver.engine import STRENGTHS, Engine
+from morris_solver.engine import SEARCH_DEPTHS, STRENGTHS, Engine, SearchEngine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.position import Position
 from morris_solver.probe import Tablebase
 from morris_solver.rules import phase
+from morris_solver.storage import default_table_path
 from morris_solver.values import Result
 
 from .common import WholeNumber, load_variant
@@ -36,7 +37,7 @@ class Session:
         self,
         game: Game,
         humans: set[bool],
-        engine: Engine | None,
+        engine: Engine | SearchEngine | None,
         tables: Tablebase | Path | None,
     ):
         self.game = game
@@ -129,7 +130,9 @@ class Session:
     default="ultra",
     show_default=True,
     help="; ".join(f"{name}: {what}" for name, what in STRENGTHS.items())
-    + " (measured in benchmarks/strength_report.md).",
+    + " (measured in benchmarks/strength_report.md). Without a table file the computer "
+    "searches instead, not perfectly: "
+    + ", ".join(f"{name} {depth} plies" for name, depth in SEARCH_DEPTHS.items()) + ".",
 )
 @click.option(
     "--color",
@@ -159,13 +162,19 @@ def play(
     move_limit: int,
     seed: int | None,
 ) -> None:
-    """Play VARIANT in the terminal against the engine (which reads the tables), or
-    between two humans. Type moves in notation (d6, d6-d5, d6-d5xa1), '?' for the
-    engine's evaluation, 'undo', 'help' or 'quit'."""
+    """Play VARIANT in the terminal against the engine (which reads the tables; without
+    data/VARIANT.h5 it searches a few plies instead, and says so), or between two
+    humans. Type moves in notation (d6, d6-d5, d6-d5xa1), '?' for the engine's
+    evaluation, 'undo', 'help' or 'quit'."""
     v = load_variant(variant)
     game = Game(v, draw_rules=draw_rules, move_limit=move_limit)
+    path = db if db is not None else default_table_path(v)
     if humans:
         session = Session(game, {True, False}, None, db)
+    elif db is None and not path.exists():  # a fresh clone: the table-free engine
+        searcher = SearchEngine(v, strength, random.Random(seed))
+        click.echo(f"note: {searcher.note(path)}")
+        session = Session(game, {color == "white"}, searcher, db)
     else:
         tb = open_tablebase(v, db)
         tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start

@@ -75,10 +75,11 @@ def listen(host: str, port: int) -> socket.socket:
 def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis: str | None,
           room_days: float, rooms_per_minute: float, search_seconds: float,
           forwarded_allow_ips: str | None) -> None:
-    """Serve an analysis board for every variant with tables: click to place, move and
-    remove stones, see the value of the position and of every legal move, play against
-    the engine, on one device, or with a friend by link in a live room (any variant,
-    tables or not), and review a finished game move by move with the tables' values.
+    """Serve an analysis board for every variant: click to place, move and remove
+    stones, see the value of the position and of every legal move where there are
+    tables, play against the engine (without tables, a few plies of search that is not
+    perfect), on one device, or with a friend by link in a live room, and review a
+    finished game move by move with the tables' values.
     The page's JSON API is documented in docs/web.md and docs/live.md. Stop with
     Ctrl-C."""
     try:
@@ -92,11 +93,13 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         ) from None
     tables = served_tables(db)
     if not tables:
-        raise click.ClickException(
-            "no table files: solve a variant first ('morris solve three') or pass --db FILE"
-        )
+        click.echo("no table files (data/VARIANT.h5): every variant is played without "
+                   "values, the computer by a few plies of search, not perfectly; 'morris "
+                   "solve three' (or --db FILE) for the tables")
     if rooms is None and not redis:
-        rooms = next(iter(tables.values())).parent / "rooms.sqlite"
+        folder = next(iter(tables.values()), default_table_path(next(iter(VARIANTS)))).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        rooms = folder / "rooms.sqlite"
     limits = Limits(rooms_per_minute=rooms_per_minute, room_burst=max(1, int(2 * rooms_per_minute)))
     app = create_app(tables, rooms=rooms, redis=redis, room_ttl_days=room_days, limits=limits,
                      search_seconds=search_seconds)
@@ -109,7 +112,8 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
     kept = f"Redis at {redis}" if redis else str(rooms)
     shown = f"[{host}]" if ":" in host else host
     run_server(app, host, port, forwarded_allow_ips,
-               lambda bound: f"serving {', '.join(tables)} at http://{shown}:{bound}/, "
+               lambda bound: f"serving {', '.join(tables) or 'no tables'} at "
+               f"http://{shown}:{bound}/, "
                f"rooms in {kept} (Ctrl-C stops)")
 
 

@@ -2,7 +2,11 @@
 strengths (``STRENGTHS``, strongest first). Every strength but ``easy`` keeps the
 game-theoretic result: under the draw rules, the result under the move limit when the
 file holds those values. What ``ultra`` adds, and how much it wins against fallible
-players, is in docs/engine.md and benchmarks/strength_report.md."""
+players, is in docs/engine.md and benchmarks/strength_report.md.
+
+Where a variant has no tables, ``engine_for`` gives the table-free engine instead
+(``SearchEngine``: ``heuristic``'s alpha-beta at a depth per strength), so that a
+newcomer plays the computer at once; it is not perfect, and says so (``note``)."""
 
 from __future__ import annotations
 
@@ -10,12 +14,17 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from .game import REPETITION_DRAW, Game
+from .heuristic import HeuristicPlayer
 from .probe import Tablebase
 from .rules import Move, successors
 from .sectors import Sector
+from .solve_advice import solve_command
+from .storage import default_table_path
 from .values import Result
+from .variants import Variant
 
 STRENGTHS = {
     "ultra": "a best move that, among the moves keeping the result, leaves the opponent "
@@ -30,6 +39,11 @@ STRENGTHS = {
 # Malom's share of the target sector's positions worse for the side to move
 CRITERIA = ("fresh-replies", "replies", "sectors")
 _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for either side
+
+
+# the table-free engine's plies of search for each strength: three depths, as the
+# strengths without tables (ultra and perfect are the deepest; neither is perfect then)
+SEARCH_DEPTHS = {"ultra": 7, "perfect": 7, "strong": 4, "easy": 2}
 
 
 @dataclass(frozen=True)
@@ -167,3 +181,36 @@ def repeated(game: Game) -> bool:
     """Whether some position (with the same side to move) occurred twice in the game."""
     seen = [before for before, _ in game.history] + [game.position]
     return len(set(seen)) < len(seen)
+
+
+class SearchEngine:
+    """The engine without tables: the alpha-beta search of ``heuristic`` (stones, mills,
+    mobility) ``SEARCH_DEPTHS[strength]`` plies deep, ties broken by ``rng``. Fast (on
+    Nine Men's Morris 0.23 s a move on average at 7 plies: docs/engine.md) and
+    fallible: it keeps no game-theoretic result."""
+
+    def __init__(self, variant: Variant, strength: str, rng: random.Random):
+        if strength not in STRENGTHS:
+            raise ValueError(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
+        self.variant, self.strength = variant, strength
+        self.depth = SEARCH_DEPTHS[strength]
+        self._player = HeuristicPlayer(variant, self.depth, rng)
+
+    def choose(self, game: Game) -> Move:
+        """A move for the side to move in ``game`` (which must not be over)."""
+        return self._player.choose(game)
+
+    def note(self, path: Path | None = None) -> str:
+        """What a player is told: which engine plays, and how to get perfect play (the
+        tables at ``path``, default ``data/VARIANT.h5``)."""
+        path = default_table_path(self.variant) if path is None else path
+        return (f"no tables of {self.variant.name} ({path}): the computer searches "
+                f"{self.depth} plies ahead, without tables, and can lose a won game; "
+                f"'{solve_command(self.variant, path, '--phase', 'moving')}' gives it "
+                "perfect play")
+
+
+def engine_for(variant: Variant, tb: Tablebase | None, strength: str,
+               rng: random.Random) -> Engine | SearchEngine:
+    """The table engine on ``tb``, or the table-free one where ``tb`` is None."""
+    return SearchEngine(variant, strength, rng) if tb is None else Engine(tb, strength, rng)

@@ -192,6 +192,20 @@ def test_play_two_humans_to_a_win(tmp_path, monkeypatch):
     assert "Game over: White wins (line of three)." in result.output
 
 
+def test_play_without_tables_searches_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a fresh clone: no data/nine.h5
+    result = run("play", "nine", "--color", "black", "--strength", "strong", "--seed", "3",
+                 input="d6\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert ("note: no tables of nine (data/nine.h5): the computer searches 4 plies ahead"
+            in result.output)
+    assert "'morris solve nine --phase moving' gives it perfect play" in result.output
+    assert result.output.count("Engine (White) plays") == 2  # the opening and its answer
+    # a named file that is missing is an error, not a silent fallback
+    missing = run("play", "nine", "--db", "missing.h5")
+    assert_one_line_error(missing, "no table file at missing.h5")
+
+
 def test_play_humans_undo_and_draw_rules():
     moves = THREE_PLACED + ["undo", THREE_PLACED[-1]] + THREE_SHUFFLE * 2
     result = run("play", "three", "--humans", "--draw-rules", input="\n".join(moves) + "\n")

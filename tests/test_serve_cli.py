@@ -125,6 +125,27 @@ def test_a_port_in_use_fails_in_one_line(table_paths, tmp_path):
     assert "serving" not in run.stdout
 
 
+def test_a_fresh_clone_serves_every_variant_with_the_table_free_engine(tmp_path):
+    # no data/ folder: the board still serves, and the computer plays Nine by search
+    proc = subprocess.Popen([*SERVE, "--port", "0"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        note = proc.stdout.readline()
+        assert note.startswith("no table files (data/VARIANT.h5): every variant is played")
+        line = proc.stdout.readline()
+        assert "serving no tables at" in line and "rooms in data/rooms.sqlite" in line
+        port = re.search(r":(\d+)/", line)[1]
+        base = f"http://127.0.0.1:{port}"
+        assert httpx.get(f"{base}/api/variants").json()["variants"] == []
+        body = httpx.get(f"{base}/api/engine", params={"variant": "nine"}, timeout=60).json()
+        assert body["engine"]["tables"] is False and body["engine"]["depth"] == 7
+        assert len(body["move"]) == 2  # a placement, e.g. d6
+        assert (tmp_path / "data/rooms.sqlite").exists()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+
 def test_serving_is_said_once_the_port_accepts(table_paths, tmp_path):
     proc = subprocess.Popen([*SERVE, "--db", str(table_paths["three"]), "--port", "0",
                              "--rooms", str(tmp_path / "rooms.sqlite")],

@@ -19,7 +19,9 @@ behind a search.
                   it, whether and why the game is over, its value and every legal move
                   with its value (values are null where no table holds the sector).
 ``/api/review``   that game reviewed move by move with the tables' values.
-``/api/engine``   the engine's move (``morris play``'s strengths) in that game.
+``/api/engine``   the engine's move (``morris play``'s strengths) in that game, and which
+                  engine chose it: the tables', or where none are served the table-free
+                  search (``engine.SearchEngine``, not perfect), with the note that says so.
 ``/api/variants`` the variants served, with their boards' geometry.
 ``/api/rooms...`` live rooms (docs/live.md).
 """
@@ -46,7 +48,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from morris_solver.drawrules import DEFAULT_LIMIT
-from morris_solver.engine import STRENGTHS, Engine
+from morris_solver.engine import STRENGTHS, Engine, SearchEngine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.outcome import outcome_json
@@ -107,6 +109,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         tb.search_load_progress = _loading_log(name)
         bases[name].search = False
     table_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tables")
+    # the table-free engine's searches (up to a second or so each): not in the way of reads
+    engine_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
     search_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")
     # one search at a time: a lock per event loop (a test client may run several)
     search_turns: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -207,11 +211,17 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             raise BadRequest(f"the game is over ({end.reason})")
         seed = params.whole_number(query, "seed", -1)
         rng = random.Random(seed if seed >= 0 else None)
-        tablebase(variant)  # a 404 without tables
+        if variant.name not in bases:  # no tables: the table-free engine, and it says so
+            searcher = SearchEngine(variant, strength, rng)
+            move = await asyncio.get_running_loop().run_in_executor(
+                engine_thread, lambda: searcher.choose(played))
+            return JSONResponse({"move": move.text(variant.board), "engine": {
+                "tables": False, "depth": searcher.depth, "note": searcher.note()}})
         move = await on_tables_of(variant, _placing(played.position),
                                   lambda tb: Engine(_served(tb), strength, rng).choose(played),
                                   request)
-        return JSONResponse({"move": move.text(variant.board)})
+        return JSONResponse({"move": move.text(variant.board),
+                             "engine": {"tables": True, "depth": None, "note": None}})
 
     async def page(request: Request) -> FileResponse:
         return FileResponse(str(STATIC / "index.html"))
@@ -235,6 +245,7 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             await store.close()
             table_thread.shutdown(wait=False)
             search_thread.shutdown(wait=False)
+            engine_thread.shutdown(wait=False)
 
     app = Starlette(
         routes=[

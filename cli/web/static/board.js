@@ -166,7 +166,10 @@ async function engineMove() {
   let move;
   try {
     const params = { ...gameParams(game()), strength: $("strength").value };
-    ({ move } = await api("/api/engine", params, request));
+    let engine;
+    ({ move, engine } = await api("/api/engine", params, request));
+    // without tables the server searches instead: say so where the strength is described
+    if (isLatest(request)) showStrength(engine && !engine.tables ? engine.note : null);
   } catch (err) {
     failed(request, err, engineMove, "engine: ");
     return;
@@ -396,9 +399,10 @@ function drawLegend() {
   }
 }
 
-// what the chosen engine does, in the one line its option carries
-function showStrength() {
-  $("strength-note").textContent = $("strength").selectedOptions[0].title;
+// what the chosen engine does, in the one line its option carries, or the server's
+// note when it plays without tables
+function showStrength(note) {
+  $("strength-note").textContent = note || $("strength").selectedOptions[0].title;
 }
 
 function listen() {
@@ -406,6 +410,7 @@ function listen() {
   select.addEventListener("change", () => load({ variant: select.value, start: "", moves: [], redo: [] }));
   $("mode").addEventListener("change", () => load(game()));
   $("strength").addEventListener("change", () => { showStrength(); saveUrl(); });
+  $("variant").addEventListener("change", () => showStrength());
   $("draw-rules").addEventListener("change", () => load(game()));
   $("show-values").addEventListener("change", () => { if (state.data) render(); });
   $("undo").addEventListener("click", undo);
@@ -443,7 +448,10 @@ async function start() {
     ...unserved.map((v) => new Option(`${v.name} (no tables)`, v.name)));
   $("friend-variant").replaceChildren(...playable.map((v) => new Option(v.name, v.name)));
   for (const v of [...variants, ...unserved]) state.variants[v.name] = v;
-  if (!variants.length) showError("This server holds no tables (morris serve --db FILE): no values.");
+  if (!variants.length) {
+    showError("This server holds no tables (morris serve --db FILE): no values, and the "
+      + "engine searches a few plies instead of playing perfectly.");
+  }
   const params = new URLSearchParams(location.search);
   const wanted = params.get("variant");
   state.variant = state.variants[wanted] ? wanted : (variants[0] || playable[0]).name;
