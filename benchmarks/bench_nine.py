@@ -304,7 +304,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="2-thread speedup for the projection instead of measuring it")
     parser.add_argument("--cache-gib", type=float, default=12.0,
                         help="probe cache in GiB (default 12); the value search holds every "
-                        "moving sector it can reach anyway (8.6 GiB for nine)")
+                        "moving sector it can reach anyway (8.6 GiB for nine's distance search)")
     parser.add_argument("--note", action="append", default=[],
                         help="a paragraph for the report's Notes (repeatable): how the run "
                         "went, what else shared the machine")

@@ -167,8 +167,8 @@ def routes(table: TableFile, plies: list[int], samples: int, distance_plies: set
     already measured (skipped when they have as many samples), ``on_ply(ply, row)``
     records each new one. Returns the Markdown table and the disagreements."""
     variant = table.variant
-    # the search holds every moving sector (8.6 GiB for Nine Men's Morris: its cache
-    # unbounded so that they stay loaded between positions); the table route reads
+    # the search holds every moving sector (2.1 GiB of results for Nine Men's Morris,
+    # its own, past this cache, between positions); the table route reads
     # placement sectors within the default budget, so that the many it meets are not
     # all kept whole beside them
     searcher = Tablebase.open(table.path, cache_bytes=1 << 40)

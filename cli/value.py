@@ -92,8 +92,8 @@ def describe(variant: Variant, value: Value) -> str:
     show_default=True,
     help="Memory for loaded sectors, in GiB; beyond it the least recently used are "
     "dropped and read again when needed (Nine Men's Morris's largest take 0.5 GiB). "
-    "--search holds every moving sector it can reach whatever this is: 8.6 GiB for Nine "
-    "Men's Morris.",
+    "--search holds every moving sector it can reach whatever this is, for Nine Men's "
+    "Morris 2.1 GiB (two bits a position), with --distance 8.6 GiB (a byte).",
 )
 @click.option(
     "--tt-entries",
