@@ -6,7 +6,7 @@ tables waits for each move, per depth.
 
 Each depth plays ``--games`` games against itself (seeded, ties broken at random) for at
 most ``--plies`` plies each and reports the mean and the longest time a move, in
-``benchmarks/strength/table_free_VARIANT.json``. The numbers are wall times of one
+``benchmarks/table_free/VARIANT.json``. The numbers are wall times of one
 thread: run it with nothing beside it for a figure, or say what ran beside it (``--note``).
 """
 
@@ -28,7 +28,7 @@ from morris_solver.game import Game  # noqa: E402
 from morris_solver.heuristic import HeuristicPlayer  # noqa: E402
 from morris_solver.variants import get_variant  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "strength"
+OUT = Path(__file__).resolve().parent / "table_free"
 
 
 def time_depth(variant: str, depth: int, games: int, plies: int) -> dict:
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
                                       argv if argv is not None else sys.argv[1:]),
               "toolkit": toolkit_commit(), "machine": machine(), "note": args.note,
               "depths": rows}
-    path = OUT / f"table_free_{args.variant}.json"
+    path = OUT / f"{args.variant}.json"
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {path}")
 
