@@ -55,7 +55,7 @@ from morris_solver.drawrules import DEFAULT_LIMIT  # noqa: E402
 from morris_solver.engine import STRENGTHS  # noqa: E402
 from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.game import Game  # noqa: E402
-from morris_solver.opponents import player  # noqa: E402
+from morris_solver.opponents import BASELINES, player  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
 from morris_solver.rules import terminal  # noqa: E402
@@ -64,7 +64,7 @@ from morris_solver.values import Result  # noqa: E402
 HERE = Path(__file__).resolve().parent
 RECORDS = HERE / "strength"
 REPORT = HERE / "strength_report.md"
-ENGINES = ("ultra", "perfect", "strong", "easy")
+ENGINES = ("ultra", "perfect", "strong", "easy", "trap1", "perfect-random")
 OPPONENTS = ("random", "noisy-0.2", "noisy-0.1", "noisy-0.05", "alphabeta-3")
 LADDER = (("strong", "easy"), ("perfect", "strong"), ("ultra", "perfect"))
 Z95 = 1.959963984540054
@@ -149,8 +149,8 @@ def play_game(tb: Tablebase, start: Position, white, black, checked: dict[bool, 
 
 def keeps_result(name: str) -> bool:
     """Whether the player ``name`` must never make its result worse: every strength of
-    the engine but ``easy`` (``ultra-sectors`` included)."""
-    return name.partition("-")[0] in STRENGTHS and name != "easy"
+    the engine but ``easy`` (``ultra-sectors`` included), and the baselines."""
+    return name in BASELINES or (name.partition("-")[0] in STRENGTHS and name != "easy")
 
 
 def seed_of(*parts: object) -> int:

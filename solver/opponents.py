@@ -1,6 +1,8 @@
 """Fallible players to measure the engine against (benchmarks/bench_strength.py), each
 reproducible from its seed: a random player, a perfect player that errs at random, and a
-table-free alpha-beta player (``heuristic``), the nearest thing to a club player.
+table-free alpha-beta player (``heuristic``), the nearest thing to a club player; and
+two simple players that keep the result (``BASELINES``), which a strength of the engine
+must beat to be worth its cost.
 
 A player is anything with ``choose(game) -> Move``; ``player`` builds one by name, the
 engine's strengths included, so a benchmark names every side the same way.
@@ -20,7 +22,16 @@ from .game import Game
 from .heuristic import HeuristicPlayer
 from .probe import Tablebase
 from .rules import Move
+from .values import Result
 
+# reference players that keep the result, for the engine's strengths to beat (issue 52)
+BASELINES = {
+    "perfect-random": "a random move keeping the best result (a fastest win, a slowest loss, "
+    "any drawing move): the perfect engine without its fixed choice among draws",
+    "trap1": "among the moves keeping the result, one after which the largest share of "
+    "the opponent's replies give up their value, ties at random; when winning, a fastest "
+    "win",
+}
 OPPONENTS = {
     "random": "a random legal move",
     "noisy-E": "a random legal move with probability E (0 < E < 1), else a perfect move",
@@ -59,6 +70,40 @@ class NoisyPlayer:
         return self.perfect.choose(game)
 
 
+class PerfectRandomPlayer:
+    """``BASELINES["perfect-random"]``, under the draw rule when the file holds it."""
+
+    def __init__(self, tb: Tablebase, rng: random.Random):
+        self.rng = rng
+        self.engine = Engine(tb, "perfect", rng)
+
+    def choose(self, game: Game) -> Move:
+        choices = self.engine.choices(game)
+        if choices[0].result is not Result.DRAW:
+            return choices[0].move
+        return self.rng.choice([c for c in choices if c.result is Result.DRAW]).move
+
+
+class TrapOnePlayer:
+    """``BASELINES["trap1"]``: the one-ply trap count of ``Engine.trap_share`` (by the
+    replies alone), without ``ultra``'s fixed order among equal shares or its preference
+    for fresh positions in a draw."""
+
+    def __init__(self, tb: Tablebase, rng: random.Random):
+        self.rng = rng
+        self.engine = Engine(tb, "ultra", rng, "replies")
+
+    def choose(self, game: Game) -> Move:
+        choices = self.engine.choices(game)
+        best = choices[0].result
+        if best is Result.WIN:
+            return choices[0].move
+        keep = [c.move for c in choices if c.result is best]
+        shares = [self.engine.trap_share(game, move) for move in keep]
+        top = max(shares)
+        return self.rng.choice([m for m, s in zip(keep, shares, strict=True) if s == top])
+
+
 def player(name: str, tb: Tablebase, seed: int) -> Player:
     """The player ``name``: an engine strength (``ultra``, ``perfect``, ...; ``ultra``
     with another of ``engine.CRITERIA`` as ``ultra-sectors``) or an opponent of
@@ -69,6 +114,10 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
         return Engine(tb, name, rng)
     if name == "random":
         return RandomPlayer(rng)
+    if name == "perfect-random":
+        return PerfectRandomPlayer(tb, rng)
+    if name == "trap1":
+        return TrapOnePlayer(tb, rng)
     kind, _, parameter = name.partition("-")
     try:
         if kind == "ultra":
@@ -79,5 +128,5 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
             return HeuristicPlayer(tb.variant, int(parameter), rng)
     except ValueError as e:
         raise ValueError(f"bad player {name!r}: {e}") from None
-    known = ", ".join([*STRENGTHS, *OPPONENTS])
+    known = ", ".join([*STRENGTHS, *BASELINES, *OPPONENTS])
     raise ValueError(f"unknown player {name!r}; choose from {known}")

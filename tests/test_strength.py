@@ -132,6 +132,40 @@ def test_ultra_takes_the_move_with_the_most_traps(six_whole_path):
     assert all(seen.values()), seen
 
 
+def test_the_baselines_play_as_described(six_whole_path):
+    """``trap1`` plays a move with the greatest share of losing replies among those
+    keeping the result (a fastest win when winning), ``perfect-random`` a move keeping
+    the best result; both pick among equals at random, so seeds differ somewhere."""
+    tb = Tablebase.open(six_whole_path)
+    rng = random.Random(4)
+    varied = {"trap1": False, "perfect-random": False}
+    for _ in range(10):
+        game = Game("six")
+        for _ in range(rng.randrange(8, 40)):
+            if game.outcome() is not None:
+                break
+            pos = game.position
+            moves = tb.moves(pos)
+            best = moves[0].value
+            shares = trap_shares(tb, pos)
+            for name in varied:
+                chosen = {player(name, tb, seed).choose(game) for seed in range(6)}
+                varied[name] |= len(chosen) > 1
+                for move in chosen:
+                    value = next(mv.value for mv in moves if mv.move == move)
+                    if best.result is not Result.DRAW or name == "trap1":
+                        assert value.result is best.result, (name, str(pos))
+                    if best.result is Result.WIN or (name == "perfect-random"
+                                                     and best.result is Result.LOSS):
+                        assert value == best, (name, str(pos))
+                    elif name == "trap1":
+                        assert shares[move] == max(shares.values()), str(pos)
+                    else:
+                        assert value.result is Result.DRAW, str(pos)
+            game.play(rng.choice(game.legal_moves()))
+    assert all(varied.values()), varied
+
+
 def test_fresh_replies_prefer_a_position_not_seen(six_whole_path):
     """In a drawn game under the draw rules, ``ultra`` moves to a position the game has
     seen least often, among the drawing moves."""
@@ -264,7 +298,7 @@ def test_ultra_sets_the_most_traps_by_the_reference(table_paths, reference_three
 
 
 @pytest.mark.parametrize("name", ["random", "noisy-0.1", "alphabeta-2", "strong", "easy",
-                                  "ultra", "perfect"])
+                                  "ultra", "perfect", "trap1", "perfect-random"])
 def test_players_are_reproducible_from_their_seed(six_whole_path, name):
     """The same seed replays the same game; against an opponent of a fixed seed, another
     seed of a player that draws at random plays another game, while ``ultra`` and
@@ -340,7 +374,7 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     monkeypatch.setattr(bench_strength, "RECORDS", tmp_path / "records")
     monkeypatch.setattr(bench_strength, "REPORT", tmp_path / "report.md")
     argv = ["--db", str(six_rules), "--name", "six4", "--games", "6", "--sample-starts", "4",
-            "--max-stones", "4", "--engines", "ultra", "perfect",
+            "--max-stones", "4", "--engines", "ultra", "perfect", "trap1",
             "--opponents", "random", "alphabeta-1", "--cache-gib", "0.001"]
     bench_strength.main(argv)
     tb = Tablebase.open(six_rules)
@@ -354,6 +388,7 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     pairs = {(p["first"], p["second"]): p for p in record["pairings"]}
     assert set(pairs) == {("ultra", "random"), ("ultra", "alphabeta-1"),
                           ("perfect", "random"), ("perfect", "alphabeta-1"),
+                          ("trap1", "random"), ("trap1", "alphabeta-1"),
                           ("ultra", "perfect")}
     for p in pairs.values():
         assert p["wins"] + p["draws"] + p["losses"] == 6
