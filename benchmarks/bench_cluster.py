@@ -46,11 +46,11 @@ from bench_report import hms  # noqa: E402
 
 from morris_solver.cluster import solve_on_cluster  # noqa: E402
 from morris_solver.generate import solve  # noqa: E402
-from morris_solver.sectors import dependencies, is_moving, sector_name, solve_plan  # noqa: E402
+from morris_solver.sectors import dependencies, is_moving, parse_sector_key, sector_name, solve_plan  # noqa: E402
 from morris_solver.storage import TableFile  # noqa: E402
 
 
-def critical_path(path: Path, machines: list[int]) -> None:
+def critical_path(path: Path, machines: list[int], show: int | None = None) -> None:
     table = TableFile.open(path)
     stored = table.sectors()
     variant = table.variant
@@ -88,14 +88,35 @@ def critical_path(path: Path, machines: list[int]) -> None:
         for k in machines:
             wall = schedule(needs, seconds, k)
             print(f"  on {k} machines: {hms(wall)} ({total / wall:.2f}x)")
+        if show:
+            placed = assign(needs, seconds, show)
+            print(f"  where each group runs on {show} machines (start, group, seconds):")
+            for m in range(show):
+                mine = sorted((start, g) for g, (where, start) in placed.items() if where == m)
+                print(f"    machine {m + 1}: " + ", ".join(
+                    f"{hms(start)} {'+'.join(sector_name(s) for s in g)} ({seconds[g]:.0f})"
+                    for start, g in mine))
+        read, written = transfers(path, {g: set(dependencies(variant, g)) - set(g)
+                                         for g in groups})
+        print(f"  crossing the network with the file on the committing machine: "
+              f"{read / 1e9:.1f} GB read by the tasks (the sectors they need, as stored), "
+              f"{written / 1e9:.1f} GB of results written (uncompressed codes)")
 
 
 def schedule(needs: dict[tuple, set[tuple]], seconds: dict[tuple, float],
              machines: int) -> float:
     """The wall time of running the groups ``needs`` (each with the groups it needs) on
-    ``machines`` machines, a free machine taking the longest group whose needs are done,
-    each group taking ``seconds[group]``."""
+    ``machines`` machines, as ``assign`` places them."""
+    placed = assign(needs, seconds, machines)
+    return max((start + seconds[g] for g, (_, start) in placed.items()), default=0.0)
+
+
+def assign(needs: dict[tuple, set[tuple]], seconds: dict[tuple, float],
+           machines: int) -> dict[tuple, tuple[int, float]]:
+    """Each group's machine and start time: a free machine takes the longest group whose
+    needs are done, each group taking ``seconds[group]``."""
     done_at: dict[tuple, float] = {}
+    placed: dict[tuple, tuple[int, float]] = {}
     free = [0.0] * machines  # when each machine is next free
     left = set(needs)
     while left:
@@ -106,10 +127,24 @@ def schedule(needs: dict[tuple, set[tuple]], seconds: dict[tuple, float],
             free[free.index(now)] = min(later)
             continue
         g = max(ready, key=lambda g: seconds[g])
-        done_at[g] = now + seconds[g]
-        free[free.index(now)] = done_at[g]
+        machine = free.index(now)
+        placed[g] = (machine, now)
+        done_at[g] = free[machine] = now + seconds[g]
         left.remove(g)
-    return max(done_at.values(), default=0.0)
+    return placed
+
+
+def transfers(path: Path, needs_sectors: dict[tuple, set[tuple]]) -> tuple[int, int]:
+    """The bytes a cluster solve of these groups moves between machines when the table
+    file and the scratch folder are on the machine that commits: every task reads the
+    sectors it needs as stored (compressed), and writes its codes uncompressed."""
+    with h5py.File(path, "r") as f:
+        layer = f["sectors"]
+        stored = {parse_sector_key(n): layer[n].id.get_storage_size() for n in layer}
+        raw = {parse_sector_key(n): layer[n].size * layer[n].dtype.itemsize for n in layer}
+    read = sum(stored[s] for sectors in needs_sectors.values() for s in sectors if s in stored)
+    written = sum(raw[s] for g in needs_sectors for s in g)
+    return read, written
 
 
 def compare(variant: str, workers: int, phase: str, max_stones: int | None,
@@ -165,6 +200,8 @@ def main() -> None:
     cp.add_argument("table", type=Path)
     cp.add_argument("--machines", type=int, nargs="*", default=[],
                     help="also the wall time on that many machines like this one")
+    cp.add_argument("--show", type=int, metavar="K",
+                    help="also which groups run on which of K machines, and when")
     cmp = sub.add_parser("compare")
     cmp.add_argument("variant")
     cmp.add_argument("--workers", type=int, default=2)
@@ -176,7 +213,7 @@ def main() -> None:
     same.add_argument("second", type=Path)
     args = parser.parse_args()
     if args.step == "critical-path":
-        critical_path(args.table, args.machines)
+        critical_path(args.table, args.machines, args.show)
     elif args.step == "identical":
         print(f"{identical(args.first, args.second)} sectors identical")
     else:

@@ -51,3 +51,25 @@ def test_the_schedule_takes_the_longest_ready_group_first(bench):
     seconds = {"s1": 1.0, "s2": 1.0, "s3": 1.0, "long": 3.0, "after": 3.0}
     assert bench.schedule(needs, seconds, 2) == 6.0
     assert bench.schedule(needs, seconds, 1) == 9.0
+
+
+def test_each_machine_runs_one_group_at_a_time_after_its_needs(bench):
+    needs = {"a": set(), "b": {"a"}, "c": {"b"}, "d": set(), "e": {"a", "d"}}
+    seconds = {"a": 1.0, "b": 2.0, "c": 1.0, "d": 2.0, "e": 1.5}
+    placed = bench.assign(needs, seconds, 2)
+    assert set(placed) == set(needs)
+    for g, (machine, start) in placed.items():
+        assert all(placed[d][1] + seconds[d] <= start for d in needs[g])
+        others = [(s, s + seconds[h]) for h, (m, s) in placed.items() if m == machine and h != g]
+        assert all(end <= start or begin >= start + seconds[g] for begin, end in others)
+
+
+def test_the_transfers_count_what_the_tasks_read_and_write(bench, table_paths):
+    with h5py.File(table_paths["six"], "r") as f:
+        layer = f["sectors"]
+        stored = layer[sector_key((3, 3, 0, 0))].id.get_storage_size()
+        raw = {k: layer[k].size * layer[k].dtype.itemsize for k in layer}
+    group = ((4, 3, 0, 0), (3, 4, 0, 0))
+    read, written = bench.transfers(table_paths["six"], {group: {(3, 3, 0, 0)}})
+    assert read == stored > 0
+    assert written == raw[sector_key(group[0])] + raw[sector_key(group[1])]
