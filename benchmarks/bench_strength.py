@@ -55,7 +55,7 @@ from morris_solver.drawrules import DEFAULT_LIMIT  # noqa: E402
 from morris_solver.engine import STRENGTHS  # noqa: E402
 from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.game import Game  # noqa: E402
-from morris_solver.opponents import BASELINES, player  # noqa: E402
+from morris_solver.opponents import BASELINES, NOISY, player  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
 from morris_solver.rules import terminal  # noqa: E402
@@ -68,6 +68,8 @@ ENGINES = ("ultra", "perfect", "strong", "easy", "trap1", "perfect-random")
 OPPONENTS = ("random", "noisy-0.2", "noisy-0.1", "noisy-0.05", "alphabeta-3")
 LADDER = (("strong", "easy"), ("perfect", "strong"), ("ultra", "perfect"))
 Z95 = 1.959963984540054
+# a noisy opponent's correct move in the records before the setting ``noisy``
+NOISY_BEFORE = "the perfect engine's move (its first drawing move in a draw)"
 _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}
 
 
@@ -216,7 +218,8 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> None:
     starts = ([line.strip() for line in Path(args.starts).read_text().splitlines()
                if line.strip()] if args.starts else [str(Position.start(tb.variant))])
     settings = {"db": str(args.db), "variant": tb.variant.name, "games": args.games,
-                "starts": starts, "seed": args.seed, "move_limit": DEFAULT_LIMIT}
+                "starts": starts, "seed": args.seed, "move_limit": DEFAULT_LIMIT,
+                "noisy": NOISY}
     path = RECORDS / f"{args.name}.json"
     record = json.loads(path.read_text()) if path.exists() else {}
     if {k: record.get("settings", {}).get(k) for k in settings if k != "db"} != {
@@ -280,7 +283,8 @@ def sections(record: dict) -> list[str]:
              "Commands: " + "; ".join(f"`{c}`" for c in record["commands"])
              + f" (commit {record['commit']}, last pairing {record['updated']}); "
              f"{len(s['starts'])} start position(s), each played from either side; "
-             f"{record['machine']}.", "",
+             f"{record['machine']}. A noisy opponent's correct move: "
+             f"{s.get('noisy', NOISY_BEFORE)}.", "",
              f"Moves of `ultra`, `perfect` and `strong` checked against the tables: "
              f"{checked:,}; of them made the mover's result worse: **{worse}**.", "",
              "| first | second | wins | draws | losses | score | plies/game | endings | seconds |",
@@ -295,17 +299,19 @@ def sections(record: dict) -> list[str]:
                      f"{rate(p['draws'], n)} | {rate(p['losses'], n)} | {score_text(p)} | "
                      f"{p['plies'] / n:.0f} | {endings} | {p['seconds']:.0f} |")
     opponents = [o for o in OPPONENTS if ("ultra", o) in by_pair]
+    others = [e for e in ("perfect", "perfect-random", "trap1", "strong")
+              if any((e, o) in by_pair for o in opponents)]
     if opponents:
         lines += ["", "### What `ultra` gains", "",
                   "Score differences in percentage points with their 95 % half-width; "
                   "*apart*: the two scores' intervals do not overlap.", "",
-                  "| opponent | ultra | perfect | gain over perfect | strong | gain over strong |",
-                  "|---|---|---|---|---|---|"]
+                  "| opponent | ultra | " + " | ".join(f"{e} | gain over {e}" for e in others)
+                  + " |", "|---|---|" + "---|---|" * len(others)]
         for o in opponents:
-            u, pf, st = (by_pair.get((e, o)) for e in ("ultra", "perfect", "strong"))
-            lines.append(f"| {o} | {score_text(u)} | {score_text(pf) if pf else '-'} | "
-                         f"{gain_text(u, pf) if pf else '-'} | "
-                         f"{score_text(st) if st else '-'} | {gain_text(u, st) if st else '-'} |")
+            u = by_pair[("ultra", o)]
+            cells = [f"{score_text(by_pair[(e, o)])} | {gain_text(u, by_pair[(e, o)])}"
+                     if (e, o) in by_pair else "- | -" for e in others]
+            lines.append(f"| {o} | {score_text(u)} | " + " | ".join(cells) + " |")
     ladder = [by_pair[pair] for pair in LADDER if pair in by_pair]
     if ladder:
         lines += ["", "### The ladder: each strength against the one below", "",

@@ -34,9 +34,14 @@ BASELINES = {
 }
 OPPONENTS = {
     "random": "a random legal move",
-    "noisy-E": "a random legal move with probability E (0 < E < 1), else a perfect move",
+    "noisy-E": "a random legal move with probability E (0 < E < 1), else a random best move",
     "alphabeta-D": "a table-free alpha-beta search D plies deep (stones, mills, mobility)",
 }
+
+
+# what the noisy players' correct moves are, in the benchmark records' settings: a
+# record without it played the perfect engine's fixed move
+NOISY = "a random best move"
 
 
 class Player(Protocol):
@@ -54,20 +59,22 @@ class RandomPlayer:
 
 
 class NoisyPlayer:
-    """With probability ``epsilon`` a random legal move, otherwise the ``perfect``
-    engine's move (under the draw rule when the file holds it)."""
+    """With probability ``epsilon`` a random legal move, otherwise a random best move
+    (``PerfectRandomPlayer``'s; under the draw rule when the file holds it). Records
+    before the setting ``noisy`` played the ``perfect`` engine's move instead, whose
+    fixed choice among draws repeats positions (``NOISY``)."""
 
     def __init__(self, tb: Tablebase, epsilon: float, rng: random.Random):
         if not 0 < epsilon < 1:
             raise ValueError(f"the error rate must lie between 0 and 1, not {epsilon}")
         self.epsilon = epsilon
         self.rng = rng
-        self.perfect = Engine(tb, "perfect", rng)
+        self.best = PerfectRandomPlayer(tb, rng)
 
     def choose(self, game: Game) -> Move:
         if self.rng.random() < self.epsilon:
             return self.rng.choice(game.legal_moves())
-        return self.perfect.choose(game)
+        return self.best.choose(game)
 
 
 class PerfectRandomPlayer:

@@ -331,21 +331,31 @@ def test_bad_player_names_are_refused(six_whole_path, name, words):
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.3])
 def test_the_noisy_player_errs_at_its_rate(six_whole_path, epsilon):
-    """At error rate E a move is uniformly random with probability E, else the perfect
-    one: at the start of Six (16 placements) a pick other than the perfect move is a
-    Bernoulli draw of p = E x 15/16, so over 1500 picks the count lies within 5 standard
-    deviations of 1500 p; and every other placement turns up."""
+    """At error rate E a move is uniformly random with probability E, else a random one
+    of the moves keeping the best result: in a position where K of the N legal moves keep
+    it, a pick outside them is a Bernoulli draw of p = E x (N - K) / N, so over 1500
+    picks the count lies within 5 standard deviations of 1500 p; and every legal move
+    turns up, the best ones more often than the others."""
     tb = Tablebase.open(six_whole_path)
-    noisy = player(f"noisy-{epsilon}", tb, 5)
+    rng = random.Random(3)
     game = Game("six")
-    best = tb.best_move(game.position)
+    while True:  # a drawn position of a seeded game where few moves keep the draw
+        found = [mv for mv in tb.moves(game.position)]
+        keep = {mv.move for mv in found if mv.value.result is found[0].value.result}
+        if found[0].value.result is Result.DRAW and 2 <= len(keep) <= len(found) // 2:
+            break
+        game.play(rng.choice(game.legal_moves()))
+        assert game.outcome() is None
+    noisy = player(f"noisy-{epsilon}", tb, 5)
     legal = game.legal_moves()
     picks = [noisy.choose(game) for _ in range(1500)]
-    p = epsilon * (len(legal) - 1) / len(legal)
+    p = epsilon * (len(legal) - len(keep)) / len(legal)
     mean, sd = len(picks) * p, (len(picks) * p * (1 - p)) ** 0.5
-    off = sum(move != best for move in picks)
+    off = sum(move not in keep for move in picks)
     assert abs(off - mean) < 5 * sd, (off, mean, sd)
     assert set(picks) == set(legal)
+    assert min(picks.count(m) for m in keep) > max(picks.count(m) for m in legal
+                                                    if m not in keep)
 
 
 def test_wilson_and_score_intervals_on_known_cases():
