@@ -9,10 +9,11 @@ start position, or from ``--starts``: a file of positions, one per line, each pl
 twice, once from either side; ``--sample-starts N`` draws N moving-phase positions, half
 drawn and half won (for Nine Men's Morris, whose placement tables few users hold).
 
-Every move of the engine (of either side, in the ladder) is checked against the tables:
-the result under the rule for the side that moved, before the move and after it. A
-strength other than ``easy`` must never make it worse; the record counts the moves that
-did, by player.
+Every move of either side is checked against the tables: the result under the rule for
+the side that moved, before the move and after it. A strength other than ``easy`` and
+the baselines must never make it worse; the record counts the moves that did, by
+player, and so measures how often a fallible player (the table-free ``alphabeta-D``)
+keeps the value in real games.
 
     python benchmarks/bench_strength.py --db data/six.h5 --games 400
     python benchmarks/bench_strength.py --db data/nine.h5 --name nine-moving \\
@@ -128,21 +129,19 @@ def sample_starts(tb: Tablebase, count: int, max_stones: int, seed: int) -> list
     return found
 
 
-def play_game(tb: Tablebase, start: Position, white, black, checked: dict[bool, bool]
-              ) -> dict:
-    """One game under the draw rules; ``checked[side]`` says whether that side's moves are
-    checked. Returns the result for White, the plies, how it ended, and by side the
-    moves checked and those that made the mover's result worse."""
+def play_game(tb: Tablebase, start: Position, white, black) -> dict:
+    """One game under the draw rules. Returns the result for White, the plies, how it
+    ended, and by side the moves checked (all) and those that made the mover's result
+    worse."""
     game = Game(start.variant, start, draw_rules=True, move_limit=DEFAULT_LIMIT)
     moves = {True: 0, False: 0}
     worse = {True: 0, False: 0}
     while game.outcome() is None:
         side = game.position.white_to_move
-        before = result_now(tb, game) if checked[side] else None
+        before = result_now(tb, game)
         game.play((white if side else black).choose(game))
-        if before is not None:
-            moves[side] += 1
-            worse[side] += _ORDER[result_now(tb, game).flipped()] > _ORDER[before]
+        moves[side] += 1
+        worse[side] += _ORDER[result_now(tb, game).flipped()] > _ORDER[before]
     end = game.outcome()
     result = end.result if game.position.white_to_move else end.result.flipped()
     return {"white": result.value, "plies": len(game.history), "reason": end.reason,
@@ -176,9 +175,7 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
         two = player(second, tb, seed_of(seed, first, second, i, 2))
         first_white = i % 2 == 0
         white, black = (one, two) if first_white else (two, one)
-        names = {first_white: first, not first_white: second}
-        game = play_game(tb, start, white, black,
-                         {side: keeps_result(name) for side, name in names.items()})
+        game = play_game(tb, start, white, black)
         result = Result(game["white"]) if first_white else Result(game["white"]).flipped()
         wins += result is Result.WIN
         draws += result is Result.DRAW
@@ -333,6 +330,22 @@ def sections(record: dict) -> list[str]:
                      for c in criteria]
             lines.append(f"| {o} | {score_text(by_pair[('ultra', o)])} | "
                          + " | ".join(cells) + " |")
+    fallible: dict[str, list[int]] = {}
+    for p in record["pairings"]:
+        for name, n in p["checked_moves"].items():
+            if not keeps_result(name) and n:
+                counts = fallible.setdefault(name, [0, 0])
+                counts[0] += n
+                counts[1] += p["worse_moves"][name]
+    if fallible:
+        lines += ["", "### How often the fallible players keep the value", "",
+                  "Their moves in these games, checked against the tables: the share that "
+                  "kept the mover's result under the rule (a move of a game is not "
+                  "independent of the next, so read the interval as a lower bound on the "
+                  "uncertainty).", "",
+                  "| player | moves | kept the result |", "|---|---:|---|"]
+        for name, (n, bad) in sorted(fallible.items()):
+            lines.append(f"| {name} | {n:,} | {rate(n - bad, n)} |")
     return lines + [""]
 
 

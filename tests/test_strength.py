@@ -404,8 +404,13 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
         assert p["wins"] + p["draws"] + p["losses"] == 6
         assert p["worse_moves"][p["first"]] == 0
         assert p["checked_moves"][p["first"]] > 0
+        assert p["checked_moves"][p["second"]] > 0  # the fallible side's moves too
+    worse = sum(p["worse_moves"]["random"] for p in pairs.values() if p["second"] == "random")
+    assert worse > 0  # a random player gives values away, and the check sees it
     report = (tmp_path / "report.md").read_text()
     assert "| ultra | random |" in report and "six4" in report
+    assert "How often the fallible players keep the value" in report
+    assert "| random |" in report.split("fallible players keep the value")[1]
     assert "What `ultra` gains" in report and "| ultra | perfect |" in report
     again = record["pairings"]
     bench_strength.main(argv)  # resumes: nothing left to play
