@@ -55,7 +55,8 @@ from morris_solver.generate import solve  # noqa: E402
 from morris_solver.known import known_results  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.search import search_value  # noqa: E402
+from morris_solver.search import Metric, PlacementSearch  # noqa: E402
+from morris_solver.search_limits import SearchTimeout  # noqa: E402
 from morris_solver.sectors import (  # noqa: E402
     Sector,
     is_moving,
@@ -90,6 +91,10 @@ MOVING_FROM_STANDARD = frozenset({"nine-doublemill"})
 _STEP = 1 << 24
 # the largest moving phase whose codes the distance search holds at once, a byte a slot
 DISTANCE_SEARCH_BYTES = 12 * GiB
+# The start search's transposition table: 2**28 slots (4 GiB), so Morabaraba's search
+# stays under 12 GiB with its leaves (4 GiB packed); written out this often.
+SEARCH_TT_ENTRIES = 3 << 26
+SEARCH_SAVE_SECONDS = 20 * 60
 RESULTS = ("draw", "win", "loss")
 
 
@@ -146,11 +151,7 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
         # the distance needs every moving code in memory as a byte; beyond the budget
         # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
         moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
-        metric = "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl"
-        found = search_value(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric)
-        done["search"] = {"value": str(found.value), "nodes": found.nodes,
-                          "seconds": found.seconds, "metric": metric}
-        save()
+        search_start(path, "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl", done, save)
     if moving_only:  # the comparison comes from the statistics (the report's)
         return
     if "changes" not in done:
@@ -299,9 +300,55 @@ def write_record(name: str, state: dict, path: Path) -> None:
         "totals": _totals(table),
         "pipeline": "moving" if name in MOVING_ONLY else "all",
         "notes": (load_record(name) or {}).get("notes", []),  # kept (``add_notes``)
-    } | {k: done[k] for k in ("value", "search", "changes") if k in done}
+    } | {k: done[k] for k in ("value", "search", "search_so_far", "changes") if k in done}
     record["pipeline_seconds"] = pipeline_seconds(record)
     save_state(record_path(name), record)
+
+
+def search_start(path: Path, metric: Metric, done: dict, save) -> None:
+    """The start's value by the search over the placement phase, into ``done["search"]``.
+    A search longer than a session stops every ``SEARCH_SAVE_SECONDS`` to write what it
+    learnt beside the table (``PATH.search.npz``) and its effort so far into
+    ``done["search_so_far"]``, then goes on from the root: a later run restores the file
+    and searches again from there, the positions already settled read from the table."""
+    session = PlacementSearch(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric,
+                              max_tt_entries=SEARCH_TT_ENTRIES)
+    saved = path.with_name(path.stem + ".search.npz")
+    so_far = done.setdefault("search_so_far", {"nodes": 0, "seconds": 0.0, "saves": 0,
+                                               "load_seconds": 0.0})
+    if saved.exists():
+        session.restore(saved)
+        print(f"search: resumed from {saved} ({session.tt_entries:,} positions, "
+              f"{so_far['nodes']:,} nodes, {hms(so_far['seconds'])} so far)", flush=True)
+    start = Position.start(session.tb.variant)
+    so_far["load_seconds"] += session.load(start)
+
+    def progress(nodes: int, entries: int) -> None:
+        print(f"search: {time.strftime('%H:%M:%S')} {so_far['nodes'] + nodes:,} nodes, "
+              f"{entries:,} positions in the table", flush=True)
+
+    while True:
+        began = time.perf_counter()
+        try:
+            found = session.search(start, deadline=time.monotonic() + SEARCH_SAVE_SECONDS,
+                                   progress=progress, progress_seconds=60)
+        except SearchTimeout:
+            session.save(saved)
+            so_far["nodes"] += session.nodes
+            so_far["seconds"] += time.perf_counter() - began
+            so_far["saves"] += 1
+            save()
+            continue
+        so_far["nodes"] += found.nodes
+        so_far["seconds"] += found.seconds
+        break
+    del done["search_so_far"]
+    done["search"] = {"value": str(found.value), "nodes": so_far["nodes"],
+                      "seconds": so_far["seconds"] + so_far["load_seconds"],
+                      "load_seconds": so_far["load_seconds"], "metric": metric,
+                      "tt_entries": found.tt_entries, "saves": so_far["saves"]}
+    save()
+    saved.unlink(missing_ok=True)
 
 
 def _checked(check: dict, keys: list[str]) -> dict:

@@ -48,8 +48,10 @@ any phase; its docstring says why the two are not one.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +64,7 @@ from numba.typed import List
 from .bits import popcount, trailing_zeros
 from .compact import PACKED_DRAW, PACKED_PAD, PACKED_WIN, pack_results, widen_codes
 from .drawrules import result_bytes
+from .errors import MorrisError
 from .indexing import canonical_index
 from .movegen import (
     MAX_MOVES,
@@ -95,6 +98,8 @@ _WIN_NOW = -1  # key of a successor whose move ends the game: a win in 1 for its
 _SKIP = -2  # key of a successor the transposition table shows cannot raise alpha
 DEFAULT_TT_ENTRIES = 100_000_000  # at most 2.1 GB: 16 bytes a slot, slots <= 4/3 entries
 _MIN_TT_SLOTS = 1 << 12
+# Slots a new position may replace in a full table: a few cache lines of probing.
+_REPLACE_WINDOW = 8
 # Slots of the int64 array the kernel and the Python side share while the search runs.
 _NODES, _ENTRIES, _STOP, _DAMAGED, _MISSING = range(5)
 # Rows of a ply's move buffer: the generator's output (0-2), the successors in search
@@ -290,14 +295,48 @@ def _tt_grow(tt, slots):
     return grown
 
 
+@njit(cache=True, inline="always")
+def _stones_in_hand(key):
+    """Stones left in both hands of the position ``key``: its subtree's depth."""
+    return (key >> 5 & 31) + (key & 31)
+
+
+@njit(cache=True)
+def _tt_replace(tt, key, free):
+    """The slot a new ``key`` takes in a full table (``free``: the empty slot its probe
+    ended at), or -1: of the first ``_REPLACE_WINDOW`` slots of its probe sequence, the
+    one whose position has the fewest stones in hand, if no more than ``key``'s. Every
+    slot before ``free`` is taken, so ``key`` there is found by its probe, and no slot is
+    emptied, so every other key's probe still finds it."""
+    slots = tt.shape[0]
+    i = (((key * np.int64(-7046029254386353131)) >> 32) & 0xFFFFFFFF) * slots >> 32
+    best, best_depth = -1, _stones_in_hand(key) + 1
+    for _ in range(_REPLACE_WINDOW):
+        if i == free:
+            break
+        depth = _stones_in_hand(tt[i, 0] - 1)
+        if depth < best_depth:
+            best, best_depth = i, depth
+        i += 1
+        if i == slots:
+            i = 0
+    return best
+
+
 @njit(cache=True)
 def _tt_put(tt_holder, key, lower, upper, state, max_entries):
-    """Store bounds for ``key``; a new key only while fewer than ``max_entries`` are
-    stored (then the table is full: later positions are searched again when met)."""
+    """Store bounds for ``key``. A new key is added while fewer than ``max_entries``
+    are stored; in a full table it replaces a shallower position near its probe's start
+    (``_tt_replace``), so the table keeps the positions whose subtrees cost most to
+    search again, or it is dropped (then it is searched again when met)."""
     tt = tt_holder[0]
     i = _tt_find(tt, key)
     if tt[i, 0] == 0:
         if state[_ENTRIES] >= max_entries:
+            i = _tt_replace(tt, key, i)
+            if i >= 0:
+                tt[i, 0] = key + 1
+                tt[i, 1] = lower << 32 | (upper & 0xFFFFFFFF)
             return
         state[_ENTRIES] += 1
         if state[_ENTRIES] * 4 > tt.shape[0] * 3:  # keep a quarter of the slots empty
@@ -620,6 +659,55 @@ class PlacementSearch:
                                np.int64)
         self._state[:] = 0
         self._history[:] = 0
+
+    @property
+    def nodes(self) -> int:
+        """Nodes of the last search, or of the one running (a stopped one's too)."""
+        return int(self._state[_NODES])
+
+    def save(self, path: Path) -> None:
+        """Write what the searches learnt (the transposition table and the cut-off
+        history) to ``path``, whole or not at all, for ``restore`` in a later process:
+        how a search longer than a session goes on. Only between searches: a search's
+        table is written while it runs."""
+        settings = {"variant": self.tb.variant.name, "metric": self.metric,
+                    "draw_rules": self.draw_rules}
+        partial = path.with_name(path.name + ".partial")
+        with open(partial, "wb") as out:
+            np.savez(out, tt=self._tt[0], history=self._history,
+                     entries=np.int64(self._state[_ENTRIES]),
+                     settings=np.frombuffer(repr(settings).encode(), np.uint8))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+
+    def restore(self, path: Path) -> None:
+        """Take up what ``save`` wrote to ``path`` from a search of the same variant,
+        metric and draw rule: its bounds hold whatever the root. Raises ``MorrisError``
+        (one line) for a file of other settings or one that does not read back."""
+        expected = repr({"variant": self.tb.variant.name, "metric": self.metric,
+                         "draw_rules": self.draw_rules})
+        try:
+            with np.load(path) as saved:
+                settings = saved["settings"].tobytes().decode()
+                if settings != expected:
+                    raise MorrisError(f"{path} holds a search of {settings}, not {expected}; "
+                                      "delete it to start afresh")
+                tt, history = saved["tt"], saved["history"]
+                entries = int(saved["entries"])
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+            if isinstance(e, MorrisError):
+                raise
+            raise MorrisError(f"{path} is not a saved search ({e}); delete it to start "
+                              "afresh") from None
+        if tt.ndim != 2 or tt.shape[1] != 2 or tt.dtype != np.int64 \
+                or history.shape != self._history.shape or entries > tt.shape[0]:
+            raise MorrisError(f"{path} is not a saved search (its arrays do not fit); "
+                              "delete it to start afresh")
+        self._tt[0] = tt
+        self._history[:] = history
+        self._state[:] = 0
+        self._state[_ENTRIES] = entries
 
     def stored_upper_bound(self, position: Position) -> int:
         """The upper bound the transposition table holds on ``position``'s score for its

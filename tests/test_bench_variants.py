@@ -230,3 +230,37 @@ def test_a_variant_valued_from_its_moving_phase(bench, tmp_path, monkeypatch):
     bench.main(["three-holes", "--note", "a test run"])
     again = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert again["notes"] == ["a test run"]
+
+
+def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
+        bench, tmp_path, monkeypatch, capsys):
+    """The search stops at its save interval, writes its table beside the file and goes
+    on; a run killed after that resumes from the saved table and finishes the record."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    real = bench.PlacementSearch
+    calls = []
+
+    class Interrupted(real):
+        def search(self, position, **limits):  # a save, then the machine goes away
+            calls.append(limits["deadline"])
+            if len(calls) == 1:
+                found = super().search(position, **limits)  # (all of Nine Holes' search)
+                assert found.nodes > 1
+                raise bench.SearchTimeout("the search ran out of time after 1 node")
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "PlacementSearch", Interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        bench.main(["three-holes"])
+    saved = tmp_path / "data/three-holes.search.npz"
+    assert saved.exists() and len(calls) == 2
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert "search" not in record and record["search_so_far"]["saves"] == 1
+    monkeypatch.setattr(bench, "PlacementSearch", real)
+    bench.main(["three-holes"])
+    assert "search: resumed from" in capsys.readouterr().out
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert record["search"]["value"] == "draw" and record["search"]["saves"] == 1
+    assert record["search"]["nodes"] > 1 and not saved.exists()
+    assert bench.is_complete(record)

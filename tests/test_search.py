@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from morris_cli.main import main
 from morris_solver import search as search_module
+from morris_solver.errors import MorrisError
 from morris_solver.generate import solve
 from morris_solver.known import known_results
 from morris_solver.position import Position
@@ -25,6 +26,7 @@ from morris_solver.search import (
     BIG,
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
+    PlacementSearch,
     _back,
     _forward,
     score_of,
@@ -233,6 +235,35 @@ def test_wdl_with_a_full_transposition_table(six):
     capped = search_value(six, max_tt_entries=100)
     assert capped.value == full.value == Value(Result.DRAW)
     assert capped.tt_entries == 100 < full.tt_entries and capped.nodes > full.nodes
+
+
+def test_a_full_table_keeps_the_positions_with_most_stones_in_hand(six):
+    """At its cap the table replaces positions with fewer stones in hand: the start,
+    stored last, is kept (a table refusing new positions when full never held it)."""
+    start = Position.start("six")
+    session = PlacementSearch(six, max_tt_entries=100)
+    assert session.search(start).value == Value(Result.DRAW)
+    assert session.tt_entries == 100 and session.stored_upper_bound(start) == 0
+    assert session.search(start).nodes == 1  # the second search: the stored draw
+
+
+def test_a_saved_search_goes_on_in_another_session(six, tmp_path):
+    start, saved = Position.start("six"), tmp_path / "six.search.npz"
+    first = PlacementSearch(six)
+    late = min((p for p in _placement_positions("six", 3, seed=7) if p.mover_hand == 2),
+               key=str)
+    assert first.search(late).nodes > 1
+    first.save(saved)
+    again = PlacementSearch(six)
+    again.restore(saved)
+    assert again.tt_entries == first.tt_entries > 0
+    assert again.search(late).nodes == 1  # its value stored at the root
+    assert again.search(start).value == Value(Result.DRAW)
+    with pytest.raises(MorrisError, match="holds a search of .*'wdl'.* not .*'dtm'"):
+        PlacementSearch(six, metric="dtm").restore(saved)
+    saved.write_bytes(saved.read_bytes()[:1000])
+    with pytest.raises(MorrisError, match="is not a saved search"):
+        PlacementSearch(six).restore(saved)
 
 
 def test_wdl_nine_late_placement(nine):
