@@ -282,7 +282,8 @@ def sections(record: dict) -> list[str]:
              f"{len(s['starts'])} start position(s), each played from either side; "
              f"{record['machine']}. A noisy opponent's correct move: "
              f"{s.get('noisy', NOISY_BEFORE)}.", "",
-             f"Moves of `ultra`, `perfect` and `strong` checked against the tables: "
+             "Moves of the players that must keep their result (every strength but "
+             f"`easy`, and the baselines) checked against the tables: "
              f"{checked:,}; of them made the mover's result worse: **{worse}**.", "",
              "| first | second | wins | draws | losses | score | plies/game | endings | seconds |",
              "|---|---|---|---|---|---|---|---|---|"]
