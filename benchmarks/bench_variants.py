@@ -351,6 +351,14 @@ def search_start(path: Path, metric: Metric, done: dict, save) -> None:
     saved.unlink(missing_ok=True)
 
 
+def _search_so_far_text(so_far: dict | None) -> str:
+    """The search cell of a run whose start search has not finished."""
+    if not so_far or not so_far["saves"]:
+        return "- |"
+    return (f"not finished: {so_far['nodes']:,} nodes in {hms(so_far['seconds'])}, "
+            f"{so_far['saves']} saves |")
+
+
 def _checked(check: dict, keys: list[str]) -> dict:
     """The linked sectors ``keys`` as verdicts of the statistics check ``check``."""
     ok = not check["problems"]
@@ -532,7 +540,8 @@ def report(command: str) -> None:
             f"{verified} | "
             f"{record['peak_rss_bytes'] / GiB:.2f} | {record['file_bytes'] / 1e9:.3g} | "
             f"{record['sectors']} ({shared}) | "
-            + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search else "- |"))
+            + (f"{search['nodes']:,}, {search['seconds']:.0f} s |" if search
+               else _search_so_far_text(record.get("search_so_far"))))
         by_sector += _by_sector_text(name)
         if record.get("pipeline") != "moving":
             comparisons.append(_changes_text(name, record.get("changes")))

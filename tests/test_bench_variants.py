@@ -257,6 +257,9 @@ def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
     assert saved.exists() and len(calls) == 2
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert "search" not in record and record["search_so_far"]["saves"] == 1
+    bench.main(["three-holes", "--report-only"])
+    report = (tmp_path / "benchmarks/variants_report.md").read_text()
+    assert "not finished: " in report and " 1 saves |" in report
     monkeypatch.setattr(bench, "PlacementSearch", real)
     bench.main(["three-holes"])
     assert "search: resumed from" in capsys.readouterr().out
