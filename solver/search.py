@@ -25,7 +25,8 @@ The whole search is one Numba kernel (a Python loop with a dict ran about 70,000
 a second on Nine Men's Morris and its table took 125 bytes an entry). Nodes are keyed
 in the transposition table by sector and ``canonical_index`` (one entry per symmetry
 class) and hold ``(lower, upper)`` bounds on the score: an open-addressing table of two
-int64 words a slot, grown by doubling up to ``max_tt_entries`` at three quarters full.
+int64 words a slot, grown by doubling up to ``max_tt_entries`` at three quarters full;
+then a new position replaces one with fewer stones in hand near its probe's start.
 Successors come from ``movegen.gen_moves`` (the solver's own move generator), ordered
 for early cut-offs (``_rank``: mills, blocks, own two-stone mills, a history of
 cut-offs, neighbour count). Nodes with stones enough in hand first look all their
@@ -849,9 +850,11 @@ def search_value(
     ``MissingSectorError`` up front if a moving-phase sector it may need is missing.
     One search of a new ``PlacementSearch``.
 
-    The transposition table stops taking new positions at ``max_tt_entries`` (at most 21
-    bytes each), which bounds memory at the price of repeated work: on Six Men's Morris
-    a cap at 3/4 of the entries the DTM search wants costs 12 times the nodes.
+    The transposition table holds at most ``max_tt_entries`` positions (at most 21
+    bytes each), which bounds memory at the price of repeated work; once full, a new
+    position takes the slot of one with fewer stones in hand, or is not kept. (Before
+    that rule, a table that refused every new position when full cost Six Men's Morris
+    12 times the nodes at 3/4 of the entries its DTM search wants.)
     ``progress`` is called about every ``progress_seconds`` and at the end, with the
     nodes so far and the table's size; an exception it raises stops the search. The
     kernel runs in a worker thread, so Ctrl-C stops it (``KeyboardInterrupt``) within a
