@@ -3,12 +3,18 @@
 moving-phase tables at the leaves.
 
 Usage: ``python benchmarks/bench_search.py VARIANT [--db PATH] [--metric wdl|dtm]
-[--tt-entries N] [--order N,N,...] [--etc-plies N,N,...] [--max-nodes N]``, e.g.
+[--tt-entries N] [--order N,N,...] [--etc-plies N,N,...] [--win-first 0,1] [--max-nodes N]
+[--after PLIES,... --lines N]``, e.g.
 ``python benchmarks/bench_search.py six --db six.h5 --order 1,31 --etc-plies 99,3``.
-Every combination of ``--order`` and ``--etc-plies`` (``morris_solver.search._rank``: move
+Every combination of ``--order``, ``--etc-plies`` (``morris_solver.search._rank``: move
 order bits; stones in both hands from which a node first looks up all its successors
-in the transposition table) is searched from the start position in one process: the
-moving-phase tables are loaded once (the first line's load seconds) and kept in memory.
+in the transposition table) and ``--win-first`` (1: "a win?" then "a loss?" with null
+windows, instead of the window (-1, 1)) is searched from the start position in one
+process: the moving-phase tables are loaded once and kept in memory, each search starts
+with an empty transposition table. ``--after 16,14`` searches instead the positions
+after that many plies of ``--lines`` random placement lines (seeded, so every
+combination and every run meets the same positions): how the search's cost grows with
+the plies left, where the start is out of reach.
 A search from a small late placement position runs first, so that the timed lines do
 not include compiling the kernel (after an edit of ``solver/``).
 Each line is checked against the tables' value when the file holds the start sector.
@@ -32,11 +38,12 @@ from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.generate import default_table_path, peak_rss_bytes  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from morris_solver.rules import terminal  # noqa: E402
+from morris_solver.rules import successors, terminal  # noqa: E402
 from morris_solver.search import (  # noqa: E402
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
     DEFAULT_TT_ENTRIES,
+    PlacementSearch,
     search_value,
 )
 from morris_solver.sectors import reachable_sectors  # noqa: E402
@@ -66,6 +73,23 @@ def _warm_up_position(variant: Variant) -> Position:
             return pos
 
 
+def random_line_positions(variant: Variant, plies: list[int], lines: int
+                          ) -> list[tuple[str, Position]]:
+    """The positions after each of ``plies`` placement plies of ``lines`` random lines from
+    the start (line L drawn with seed L), labelled; a line over sooner gives fewer."""
+    found = []
+    for line in range(lines):
+        rng, pos = random.Random(line), Position.start(variant)
+        for ply in range(max(plies) + 1):
+            if terminal(pos) is not None or not (pos.mover_hand or pos.other_hand):
+                break
+            if ply in plies:
+                found.append((f"line {line} after {ply} plies "
+                              f"({pos.mover_hand + pos.other_hand} stones in hand)", pos))
+            pos = rng.choice(successors(pos))[1]
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("variant")
@@ -74,6 +98,11 @@ def main() -> None:
     parser.add_argument("--tt-entries", type=int, default=DEFAULT_TT_ENTRIES)
     parser.add_argument("--order", type=_ints, default=[DEFAULT_ORDER])
     parser.add_argument("--etc-plies", type=_ints, default=[DEFAULT_ETC_PLIES])
+    parser.add_argument("--win-first", type=_ints, default=[0],
+                        help="0, 1 or both (0,1): WDL's two null-window tests")
+    parser.add_argument("--after", type=_ints, default=None,
+                        help="search the positions after these plies of random lines")
+    parser.add_argument("--lines", type=int, default=3, help="random lines for --after")
     parser.add_argument("--cache-gib", type=float, default=12.0,
                         help="probe cache: large enough to keep every moving sector")
     parser.add_argument("--max-nodes", type=int, default=None,
@@ -84,45 +113,59 @@ def main() -> None:
     db = args.db if args.db is not None else default_table_path(variant)
     tb = Tablebase.open(db, cache_bytes=int(args.cache_gib * 2**30))
     start = Position.start(variant)
-    try:
-        expected = tb.probe(start)
-    except MissingSectorError:
-        expected = None  # only the moving phase is solved
-    print(f"{variant.name} from the start, metric {args.metric}, table {db}, "
+    if args.after is None:
+        roots = [("the start", start)]
+    else:
+        roots = random_line_positions(variant, args.after, args.lines)
+    print(f"{variant.name}, metric {args.metric}, table {db}, "
           f"--tt-entries {args.tt_entries:,}", flush=True)
     late = _warm_up_position(variant)
     began = time.perf_counter()
     search_value(tb, late, metric=args.metric)
     print(f"warm-up search from {late}: {time.perf_counter() - began:.2f} s", flush=True)
-    for order, etc_plies in itertools.product(args.order, args.etc_plies):
-        began = time.perf_counter()
-
-        def progress(nodes: int, entries: int, began: float = began) -> None:
-            print(f"  ... {nodes:,} nodes, {entries:,} TT entries, "
-                  f"{time.perf_counter() - began:.0f} s", flush=True)
-            if args.max_nodes is not None and nodes > args.max_nodes:
-                raise OverBudget(nodes)
-
+    session = PlacementSearch(tb, metric=args.metric, max_tt_entries=args.tt_entries)
+    began = time.perf_counter()
+    session.load(start)
+    print(f"moving-phase tables loaded in {time.perf_counter() - began:.0f} s", flush=True)
+    values: dict[str, set[str]] = {}
+    for label, root in roots:
         try:
-            found = search_value(tb, metric=args.metric, max_tt_entries=args.tt_entries,
-                                 order=order, etc_plies=etc_plies, progress=progress,
-                                 progress_seconds=args.progress_seconds)
-        except OverBudget as e:
-            print(f"order {order:3d} etc-plies {etc_plies:3d}: stopped past --max-nodes at "
-                  f"{e.args[0]:,} nodes after {time.perf_counter() - began:.2f} s wall",
-                  flush=True)
-            continue
-        wall = time.perf_counter() - began
-        if expected is None:
-            check = "(no start table to check against)"
-        else:
-            want = expected if args.metric == "dtm" else type(expected)(expected.result)
-            check = "= tables" if found.value == want else f"!= tables ({want}): WRONG"
-        print(f"order {order:3d} etc-plies {etc_plies:3d}: {found.value} {check}; "
-              f"{found.nodes:,} nodes, {found.seconds - found.load_seconds:.2f} s search + "
-              f"{found.load_seconds:.2f} s loading ({wall:.2f} s wall), "
-              f"{found.tt_entries:,} TT entries, peak RSS {peak_rss_bytes() / 2**30:.2f} GiB",
-              flush=True)
+            expected = tb.probe(root)
+        except MissingSectorError:
+            expected = None  # only the moving phase is solved
+        for order, etc_plies, win_first in itertools.product(args.order, args.etc_plies,
+                                                             args.win_first):
+            session.order, session.etc_plies = order, etc_plies
+            session.win_first = bool(win_first)
+            session.clear()
+            setting = f"{label}: order {order} etc-plies {etc_plies} win-first {win_first}"
+            began = time.perf_counter()
+
+            def progress(nodes: int, entries: int, began: float = began) -> None:
+                print(f"  ... {nodes:,} nodes, {entries:,} TT entries, "
+                      f"{time.perf_counter() - began:.0f} s", flush=True)
+                if args.max_nodes is not None and nodes > args.max_nodes:
+                    raise OverBudget(nodes)
+
+            try:
+                found = session.search(root, progress=progress,
+                                       progress_seconds=args.progress_seconds)
+            except OverBudget as e:
+                print(f"{setting}: stopped past --max-nodes at {e.args[0]:,} nodes after "
+                      f"{time.perf_counter() - began:.2f} s", flush=True)
+                continue
+            values.setdefault(label, set()).add(str(found.value))
+            if expected is None:
+                check = "(no table to check against)"
+            else:
+                want = expected if args.metric == "dtm" else type(expected)(expected.result)
+                check = "= tables" if found.value == want else f"!= tables ({want}): WRONG"
+            print(f"{setting}: {found.value} {check}; {found.nodes:,} nodes, "
+                  f"{found.seconds:.2f} s, {found.tt_entries:,} TT entries, "
+                  f"peak RSS {peak_rss_bytes() / 2**30:.2f} GiB", flush=True)
+    split = sorted(label for label, found in values.items() if len(found) > 1)
+    if split:
+        raise SystemExit(f"the settings disagree on {', '.join(split)}: WRONG")
 
 
 if __name__ == "__main__":

@@ -544,12 +544,25 @@ def _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
 
 @njit(cache=True, nogil=True)
 def _search(codes, width, tt_holder, moves, frames, state, max_entries, full_board_score,
-            wdl, order, etc_plies, history, *tables):
+            wdl, order, etc_plies, history, win_first, *tables):
     """The root's score (root parameters in ``frames[0]``): first with the window
     (-1, 1), which settles WDL and a DTM draw; then, for a DTM win or loss, with an open
-    window for the distance (the first pass's bounds stay in the table)."""
+    window for the distance (the first pass's bounds stay in the table). With
+    ``win_first`` (WDL) two null-window tests instead: "a win?" (0, 1), and if not,
+    "a loss?" (-1, 0); a win needs only the first, which never tells draws from losses
+    below the moves that do not win."""
     R, T = split_tables(tables)
     root = frames[0].copy()
+    if wdl and win_first:
+        frames[0, _ALPHA], frames[0, _BETA] = 0, 1
+        score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
+                         full_board_score, wdl, order, etc_plies, history)
+        if score == 0 and state[_STOP] == 0:  # at most a draw, not known to be a loss
+            frames[0] = root
+            frames[0, _ALPHA], frames[0, _BETA] = -1, 0
+            score = _negamax(R, T, codes, width, tt_holder, moves, frames, state,
+                             max_entries, full_board_score, wdl, order, etc_plies, history)
+        return score
     frames[0, _ALPHA], frames[0, _BETA] = -1, 1
     score = _negamax(R, T, codes, width, tt_holder, moves, frames, state, max_entries,
                      full_board_score, wdl, order, etc_plies, history)
@@ -621,13 +634,15 @@ class PlacementSearch:
 
     def __init__(self, tb: MovingTables, *, metric: Metric = "wdl",
                  max_tt_entries: int = DEFAULT_TT_ENTRIES, order: int = DEFAULT_ORDER,
-                 etc_plies: int = DEFAULT_ETC_PLIES, draw_rules: int | None = None):
+                 etc_plies: int = DEFAULT_ETC_PLIES, draw_rules: int | None = None,
+                 win_first: bool = False):
         if metric not in ("wdl", "dtm"):
             raise ValueError(f"metric must be 'wdl' or 'dtm', not {metric!r}")
         if draw_rules is not None and metric != "wdl":
             raise ValueError("under the draw rule the search proves win, draw or loss only")
         self.tb, self.metric, self.draw_rules = tb, metric, draw_rules
         self.max_tt_entries, self.order, self.etc_plies = max_tt_entries, order, etc_plies
+        self.win_first = win_first  # WDL: "a win?" then "a loss?" (``_search``)
         variant = tb.variant
         self._width = variant.stones + 1
         self._loaded: dict[tuple[int, int], np.ndarray] = {}
@@ -795,7 +810,7 @@ class PlacementSearch:
                 outcome["score"] = _search(
                     self._codes, self._width, self._tt, moves, frames, state,
                     self.max_tt_entries, self._full_board_score, wdl, self.order,
-                    self.etc_plies, self._history, *self._tables)
+                    self.etc_plies, self._history, self.win_first, *self._tables)
             except BaseException as e:  # handed to the caller's thread
                 errors.append(e)
 
@@ -843,6 +858,7 @@ def search_value(
     order: int = DEFAULT_ORDER,
     etc_plies: int = DEFAULT_ETC_PLIES,
     draw_rules: int | None = None,
+    win_first: bool = False,
 ) -> SearchResult:
     """The value of ``position`` (default: the start) for the side to move, by alpha-beta
     over the placement phase with the moving-phase tables of ``tb`` at the leaves: win,
@@ -861,7 +877,8 @@ def search_value(
     node. ``order`` (bits, see ``_rank``) and
     ``etc_plies`` (stones in both hands from which nodes look up all successors in the
     table first) tune the search; the defaults gave the fewest nodes on Nine Men's
-    Morris (``benchmarks/bench_search.py``).
+    Morris (``benchmarks/bench_search.py``). ``win_first`` (WDL) asks "a win?" and then
+    "a loss?" with null windows instead of one search with the window (-1, 1).
 
     With ``draw_rules`` L the value is the one under the draw rule of an L-ply move
     limit (``drawrules``; win, draw or loss only): placement plies do not count, so the
@@ -869,7 +886,8 @@ def search_value(
     read from the moving sectors' rule values; the placement phase is searched as
     without the rule."""
     session = PlacementSearch(tb, metric=metric, max_tt_entries=max_tt_entries, order=order,
-                              etc_plies=etc_plies, draw_rules=draw_rules)
+                              etc_plies=etc_plies, draw_rules=draw_rules,
+                              win_first=win_first)
     return session.search(Position.start(tb.variant) if position is None else position,
                           progress=progress, progress_seconds=progress_seconds)
 

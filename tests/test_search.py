@@ -215,6 +215,21 @@ def test_wdl_six_positions(six):
     assert results == set(Result)
 
 
+def test_win_first_tests_give_the_tables_value(three, six):
+    """"A win?" then "a loss?" with null windows: the value of one (-1, 1) search,
+    wins, draws and losses alike, from one session's table as from a fresh one."""
+    for tb, name, games in ((three, "three", 40), (six, "six", 30)):
+        positions = sorted(_placement_positions(name, games=games, seed=5), key=str)
+        session = PlacementSearch(tb, win_first=True)
+        results = set()
+        for pos in [Position.start(name), *random.Random(5).sample(positions, 60)]:
+            expected = _wdl(tb.probe(pos))
+            assert search_value(tb, pos, win_first=True).value == expected, pos
+            assert session.search(pos).value == expected, pos
+            results.add(expected.result)
+        assert results == set(Result), name
+
+
 @pytest.mark.parametrize(
     ("order", "etc_plies"),
     [(0, 99), (1, 99), (31, 99), (1, 3), (DEFAULT_ORDER, DEFAULT_ETC_PLIES)],
@@ -364,6 +379,16 @@ def test_bench_search_reports_and_checks(three):
          "--etc-plies", "99,2", "--metric", "dtm"],
         capture_output=True, text=True, check=True,
     ).stdout
-    lines = [line for line in out.splitlines() if line.startswith("order")]
+    lines = [line for line in out.splitlines() if line.startswith("the start: order")]
     assert len(lines) == 4 and all("win in 9 plies = tables" in line for line in lines), out
     assert all("nodes" in line and "TT entries" in line for line in lines)
+    out = subprocess.run(
+        [sys.executable, str(script), "three", "--db", str(three.path), "--after", "2,4",
+         "--lines", "2", "--win-first", "0,1"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    lines = [line for line in out.splitlines() if line.startswith("line ")]
+    # two lines, two positions each (three's placement has six plies), both settings
+    assert len(lines) == 8 and all("= tables" in line for line in lines), out
+    assert {line.split(":")[0] for line in lines} == {
+        f"line {n} after {p} plies ({6 - p} stones in hand)" for n in (0, 1) for p in (2, 4)}
