@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .game import REPETITION_DRAW, Game
 from .heuristic import HeuristicPlayer
+from .position import Position
 from .probe import Tablebase
 from .rules import Move, successors
 from .sectors import Sector
@@ -33,11 +34,21 @@ STRENGTHS = {
     "strong": "a random move that keeps the result",
     "easy": "a random legal move half of the time, otherwise as strong",
 }
-# how ``ultra`` ranks the moves that keep the result (docs/engine.md): the share of the
-# opponent's replies that give up their value (``trap_share``), in a draw after the
-# positions the game has seen least (``fresh-replies``) or alone (``replies``); or
-# Malom's share of the target sector's positions worse for the side to move
-CRITERIA = ("fresh-replies", "replies", "sectors")
+# how ``ultra`` ranks the moves that keep the result (docs/engine.md): the score it
+# expects against a model of the opponent, a few moves ahead (``model``: ``expected``);
+# the share of the opponent's replies that give up their value (``trap_share``), in a
+# draw after the positions the game has seen least (``fresh-replies``) or alone
+# (``replies``); or Malom's share of the target sector's positions worse for the side
+# to move
+CRITERIA = ("model", "fresh-replies", "replies", "sectors")
+# ``model``'s opponent: a random legal move this often, otherwise a random best move
+DEFAULT_MODEL_ERROR = 0.1
+# ``model``'s look-ahead, in moves of each side: 1 is the one-ply trap count's choice
+DEFAULT_LOOKAHEAD = 2
+_SCORE = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}
+# the moves whose one-move expectation is highest that ``model`` looks further ahead from
+MODEL_WIDTH = 4
+_MEMO_POSITIONS = 200_000  # the move lists ``choices`` keeps, forgotten all at once past it
 _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for either side
 
 
@@ -48,11 +59,13 @@ SEARCH_DEPTHS = {"ultra": 7, "perfect": 7, "strong": 4, "easy": 2}
 
 @dataclass(frozen=True)
 class Choice:
-    """A legal move and the result it keeps for the side that plays it, under the
-    semantics the engine plays the game by (the rule's or the game's)."""
+    """A legal move, the result it keeps for the side that plays it, under the
+    semantics the engine plays the game by (the rule's or the game's), and the position
+    it leads to."""
 
     move: Move
     result: Result
+    after: Position
 
 
 class Engine:
@@ -60,15 +73,22 @@ class Engine:
     the game has repeated a position, so that it cannot wander forever."""
 
     def __init__(self, tb: Tablebase, strength: str, rng: random.Random,
-                 criterion: str = "fresh-replies"):
+                 criterion: str = "fresh-replies", model_error: float = DEFAULT_MODEL_ERROR,
+                 lookahead: int = DEFAULT_LOOKAHEAD):
         if strength not in STRENGTHS:
             raise ValueError(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
         if criterion not in CRITERIA:
             raise ValueError(f"unknown criterion {criterion!r}; choose from {', '.join(CRITERIA)}")
+        if not 0 < model_error < 1:
+            raise ValueError(f"the model's error rate must lie between 0 and 1, not {model_error}")
+        if lookahead < 1:
+            raise ValueError(f"the look-ahead must be at least 1 move, not {lookahead}")
         self.tb = tb
         self.strength = strength
         self.rng = rng
         self.criterion = criterion
+        self.model_error, self.lookahead = model_error, lookahead
+        self._memo: dict[Position, list[Choice]] = {}
 
     def choose(self, game: Game) -> Move:
         """A move for the side to move in ``game`` (which must not be over). A game with
@@ -82,6 +102,8 @@ class Engine:
             return choices[0].move  # a win hurries: it gives nothing away by waiting
         keep = [c for c in choices if c.result is best]
         if self.strength == "ultra":
+            if self.criterion == "model":
+                return self._best_expected(game, keep)
             return self._most_traps(game, keep)
         if best is Result.WIN:
             keep = self._progressing(game, keep)
@@ -91,25 +113,33 @@ class Engine:
         """Whether the engine plays ``game`` by the values under its move limit."""
         return game.draw_rules and game.move_limit in self.tb.rule_limits()
 
-    def choices(self, game: Game) -> list[Choice]:
+    def choices(self, game: Game, by_rule: bool = True) -> list[Choice]:
         """Every legal move with the result it keeps, best first: under the rule
         (``Tablebase.rule_moves``: the soonest converted win first, so a perfect winner
-        never repeats a position) or by the game's values (``Tablebase.moves``). With
-        the draw rules, a move that repeats a position a third time is a draw."""
+        never repeats a position) or by the game's values (``Tablebase.moves``; also
+        where ``by_rule`` is false, as the look-ahead reads them: a position's own, so
+        they are kept, where the rule's change with the count at every move). With the
+        draw rules, a move that repeats a position a third time is a draw."""
         pos = game.position
-        if self.under_rules(game):
-            moves = self.tb.rule_moves(pos, game.quiet_moving_plies(), game.move_limit)
-            found = [Choice(mv.move, mv.result) for mv in moves]
-        else:
-            found = [Choice(mv.move, mv.value.result) for mv in self.tb.moves(pos)]
+        found = self._memo.get(pos)
+        if found is None:
+            if len(self._memo) >= _MEMO_POSITIONS:
+                self._memo.clear()
+            after = dict(successors(pos))
+            found = [Choice(mv.move, mv.value.result, after[mv.move])
+                     for mv in self.tb.moves(pos)]
+            self._memo[pos] = found
+        if by_rule and self.under_rules(game):
+            after = {c.move: c.after for c in found}
+            found = [Choice(mv.move, mv.result, after[mv.move]) for mv in
+                     self.tb.rule_moves(pos, game.quiet_moving_plies(), game.move_limit)]
         if not game.draw_rules:
             return found
         occurred = Counter(before for before, _ in game.history)
         twice = {p for p, n in occurred.items() if n >= REPETITION_DRAW - 1}
         if not twice:
             return found
-        after = dict(successors(pos))
-        found = [Choice(c.move, Result.DRAW) if after[c.move] in twice else c for c in found]
+        found = [Choice(c.move, Result.DRAW, c.after) if c.after in twice else c for c in found]
         return sorted(found, key=lambda c: _ORDER[c.result])  # stable: the order kept
 
     def trap_share(self, game: Game, move: Move) -> float:
@@ -139,10 +169,88 @@ class Engine:
         traps = [-self.trap_share(game, c.move) for c in keep]
         if self.criterion == "fresh-replies" and keep[0].result is Result.DRAW:
             occurred = Counter(before for before, _ in game.history)
-            after = dict(successors(game.position))
-            ranks = [(occurred[after[c.move]], trap) for c, trap in zip(keep, traps, strict=True)]
+            ranks = [(occurred[c.after], trap) for c, trap in zip(keep, traps, strict=True)]
             return keep[ranks.index(min(ranks))].move
         return keep[traps.index(min(traps))].move
+
+    def expected(self, game: Game, choice: Choice, lookahead: int | None = None) -> float:
+        """The score (a win 1, a draw 1/2) the side to move in ``game`` can expect from
+        ``choice`` (one of ``choices``) against the model opponent (``model_error``: a
+        random legal move this often, otherwise a random best move, as
+        ``opponents.NoisyPlayer``), looking ``lookahead`` moves of each side ahead and
+        playing each time a move that keeps the result and expects most. An error of the
+        opponent is worth the result it gives away (the tables play on perfectly);
+        beyond the look-ahead a position is worth its result. With a look-ahead of 1 the
+        best move is the one-ply trap count's (``trap_share``); more looks for positions
+        whose traps come back."""
+        lookahead = self.lookahead if lookahead is None else lookahead
+        game.play_successor(choice.move, choice.after)
+        try:
+            end = game.outcome()
+            if end is not None:
+                return 1.0 - _SCORE[end.result]
+            replies = self.choices(game, by_rule=False)
+            best = replies[0].result
+            # the model's best move: any drawing one, else the first (the fastest win)
+            good = len(replies) if best is Result.DRAW else 1
+            good = sum(r.result is best for r in replies[:good])
+            careless = self.model_error / len(replies)
+            total = 0.0
+            for i, r in enumerate(replies):
+                if r.result is not best:
+                    total += careless * _SCORE[r.result.flipped()]
+                elif i >= good:  # as good, but the model plays it only by mistake
+                    total += careless * (1.0 - _SCORE[best])
+                else:
+                    worth = self._expected_after(game, r, lookahead - 1) if lookahead > 1 \
+                        else 1.0 - _SCORE[best]
+                    total += (careless + (1.0 - self.model_error) / good) * worth
+            return total
+        finally:
+            game.undo()
+
+    def _expected_after(self, game: Game, reply: Choice, lookahead: int) -> float:
+        """``expected``'s value for the side that did not play ``reply``, after it."""
+        game.play_successor(reply.move, reply.after)
+        try:
+            end = game.outcome()
+            if end is not None:
+                return _SCORE[end.result]
+            choices = self.choices(game, by_rule=False)
+            best = choices[0].result
+            if best is Result.WIN:
+                return 1.0
+            keep = [c for c in choices if c.result is best]
+            return max(self.expected(game, c, lookahead)
+                       for c in self._candidates(game, keep, lookahead))
+        finally:
+            game.undo()
+
+    def _candidates(self, game: Game, keep: list[Choice], lookahead: int) -> list[Choice]:
+        """The moves of ``keep`` worth a ``lookahead`` beyond one move: those of the
+        ``MODEL_WIDTH`` best one-move expectations (all of them when that many or fewer)."""
+        if len(keep) <= MODEL_WIDTH or lookahead == 1:
+            return keep
+        rated = sorted(((self.expected(game, c, 1), i) for i, c in enumerate(keep)),
+                       reverse=True)
+        return [keep[i] for _, i in rated[:MODEL_WIDTH]]
+
+    def _best_expected(self, game: Game, keep: list[Choice]) -> Move:
+        """Of the moves keeping the result, one that ``expected`` rates highest; among
+        equals in a draw one to the positions the game has seen least, then at random;
+        in a loss the first (the slowest)."""
+        if len(keep) == 1:
+            return keep[0].move
+        candidates = self._candidates(game, keep, self.lookahead)
+        keep = [c for c in keep if c in candidates]  # in their order: the slowest loss first
+        rated = [self.expected(game, c) for c in keep]
+        top = max(rated)
+        best = [c for c, r in zip(keep, rated, strict=True) if r >= top - 1e-12]
+        if keep[0].result is not Result.DRAW or len(best) == 1:
+            return best[0].move
+        occurred = Counter(before for before, _ in game.history)
+        least = min(occurred[c.after] for c in best)
+        return self.rng.choice([c for c in best if occurred[c.after] == least]).move
 
     def _sector_share(self, game: Game) -> float:
         """``trap_share`` by Malom's ranking, from the game's values of the sector the
@@ -170,8 +278,7 @@ class Engine:
         plies to the deciding capture) falls at every move, so no position recurs."""
         if not repeated(game):
             seen = {before for before, _ in game.history}
-            after = dict(successors(game.position))
-            fresh = [c for c in keep if after[c.move] not in seen]
+            fresh = [c for c in keep if c.after not in seen]
             if fresh:
                 return fresh
         return keep[:1]

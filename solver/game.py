@@ -85,6 +85,13 @@ class Game:
         self.position = after
         return after
 
+    def play_successor(self, move: Move, after: Position) -> None:
+        """Play ``move``, which leads to ``after`` (a pair from ``rules.successors`` of
+        the position now, the game not over): without ``play``'s checks, for the
+        engine's look-ahead, which plays thousands of moves a decision."""
+        self.history.append((self.position, move))
+        self.position = after
+
     def undo(self) -> Move:
         """Take back the last move and return it."""
         if not self.history:

@@ -127,8 +127,11 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
         return TrapOnePlayer(tb, rng)
     kind, _, parameter = name.partition("-")
     try:
-        if kind == "ultra":
-            return Engine(tb, kind, rng, parameter)
+        if kind == "ultra":  # ultra-CRITERION, ultra-model-LOOKAHEAD[-ERROR]
+            criterion, *model = parameter.split("-")
+            return Engine(tb, kind, rng, criterion,
+                          *([float(model[1])] if len(model) > 1 else []),
+                          **({"lookahead": int(model[0])} if model else {}))
         if kind == "noisy":
             return NoisyPlayer(tb, float(parameter), rng)
         if kind == "alphabeta":

@@ -68,7 +68,8 @@ def walk(tb: Tablebase, game: Game, engine: Engine, plies: int, rng: random.Rand
     return checked
 
 
-@pytest.mark.parametrize("strength", [*KEEPING, "ultra-replies", "ultra-sectors"])
+@pytest.mark.parametrize("strength", [*KEEPING, "ultra-replies", "ultra-sectors", "ultra-model",
+                                      "ultra-model-1-0.3"])
 def test_the_result_is_kept_on_every_move(table_paths, six_whole_path, six_rules, strength):
     """Over games from the start of Three and Six and from random positions of the small
     Nine and Six sectors, with and without the draw rules (under the 100-ply rule where
@@ -130,6 +131,51 @@ def test_ultra_takes_the_move_with_the_most_traps(six_whole_path):
             seen[value.result] += 1
             game.play(move if rng.random() < 0.5 else rng.choice(game.legal_moves()))
     assert all(seen.values()), seen
+
+
+def test_one_move_of_the_model_is_the_trap_count(six_whole_path):
+    """Looking one move ahead in a drawn position, the score expected against the
+    model is a draw's 1/2 plus the opponent's error rate times half the share of its
+    replies that lose (a win 1): the one-ply trap count, and so ``ultra-model-1``
+    plays a move of the greatest share. Two moves ahead it expects no less of its
+    move than of any other, and never less than a draw."""
+    tb = Tablebase.open(six_whole_path)
+    rng = random.Random(4)
+    engines = [Engine(tb, "ultra", random.Random(1), "model", error, 1)
+               for error in (0.1, 0.4)]
+    deeper = Engine(tb, "ultra", random.Random(1), "model", 0.1, 2)
+    drawn = 0
+    for _ in range(8):
+        game = Game("six")
+        for _ in range(rng.randrange(4, 30)):
+            if game.outcome() is not None:
+                break
+            if tb.probe(game.position).result is Result.DRAW:
+                drawn += 1
+                shares = trap_shares(tb, game.position)
+                for engine in engines:
+                    keep = [c for c in engine.choices(game) if c.result is Result.DRAW]
+                    for c in keep:
+                        assert engine.expected(game, c) == pytest.approx(
+                            0.5 + engine.model_error * shares[c.move] / 2)
+                    assert shares[engine.choose(game)] == max(shares.values())
+                keep = [c for c in deeper.choices(game) if c.result is Result.DRAW]
+                chosen = deeper.choose(game)
+                rated = {c.move: deeper.expected(game, c) for c in keep}
+                assert min(rated.values()) >= 0.5 - 1e-12
+                assert rated[chosen] == pytest.approx(max(
+                    rated[c.move] for c in deeper._candidates(game, keep, 2)))
+            game.play(rng.choice(game.legal_moves()))
+    assert drawn > 20
+
+
+def test_the_model_opponent_is_checked():
+    with pytest.raises(ValueError, match="error rate"):
+        Engine(None, "ultra", random.Random(), "model", 1.0)
+    with pytest.raises(ValueError, match="look-ahead"):
+        Engine(None, "ultra", random.Random(), "model", 0.1, 0)
+    with pytest.raises(ValueError, match="bad player"):
+        player("ultra-model-x", None, 1)
 
 
 def test_the_baselines_play_as_described(six_whole_path):
