@@ -8,6 +8,7 @@ import re
 
 import click
 
+from morris_solver.engine import DEFAULT_MODEL_ERROR, model_error_of
 from morris_solver.errors import MorrisError, PositionError, quoted, whole_number
 from morris_solver.position import Position, split_count
 from morris_solver.sectors import Sector, parse_sector
@@ -74,6 +75,29 @@ class FiniteFloat(click.ParamType):
             shown = quoted(value) if isinstance(value, str) else repr(value)
             self.fail(f"{shown} is not a number {low} and at most {self.high:g}", param, ctx)
         return number
+
+
+class OpponentModel(click.ParamType):
+    """``--against noisy:E``: the error rate E of the opponent ``ultra`` plays for
+    (``engine.model_error_of``)."""
+
+    name = "noisy:E"
+
+    def convert(self, value, param, ctx) -> float:
+        if isinstance(value, float):
+            return value  # a default
+        try:
+            return model_error_of(str(value))
+        except MorrisError as e:
+            self.fail(str(e), param, ctx)
+
+
+against_option = click.option(
+    "--against", type=OpponentModel(), default=None,
+    help="Whom the engine faces: noisy:E, a player who plays a random legal move a share E "
+    "of the time (0 < E < 1) and otherwise a best move. ultra then plays, of the moves "
+    "that keep the result, the one expected to score most against them, two moves of "
+    f"each side ahead [noisy:{DEFAULT_MODEL_ERROR:g}]. Only ultra uses it.")
 
 
 class WholeNumber(click.ParamType):

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import click
 
-from morris_solver.engine import SEARCH_DEPTHS, STRENGTHS, Engine, SearchEngine
+from morris_solver.engine import (
+    DEFAULT_MODEL_ERROR,
+    SEARCH_DEPTHS,
+    STRENGTHS,
+    Engine,
+    SearchEngine,
+)
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.position import Position
@@ -19,7 +25,7 @@ from morris_solver.rules import phase
 from morris_solver.storage import default_table_path
 from morris_solver.values import Result
 
-from .common import WholeNumber, load_variant
+from .common import WholeNumber, against_option, load_variant
 from .probe import db_option, echo_evaluation, move_limit_option, open_tablebase
 
 HELP = """Commands:
@@ -150,6 +156,7 @@ class Session:
     "(morris solve VARIANT --draw-rules --move-limit N).",
 )
 @move_limit_option
+@against_option
 @click.option("--seed", type=WholeNumber(0, 2**64 - 1), default=None,
               help="Seed of the engine's random choices.")
 def play(
@@ -160,12 +167,15 @@ def play(
     humans: bool,
     draw_rules: bool,
     move_limit: int,
+    against: float | None,
     seed: int | None,
 ) -> None:
     """Play VARIANT in the terminal against the engine (which reads the tables; without
     data/VARIANT.h5 it searches a few plies instead, and says so), or between two
     humans. Type moves in notation (d6, d6-d5, d6-d5xa1), '?' for the engine's
     evaluation, 'undo', 'help' or 'quit'."""
+    if against is not None and (strength != "ultra" or humans):
+        raise click.UsageError("--against shapes only the ultra engine's choice")
     v = load_variant(variant)
     game = Game(v, draw_rules=draw_rules, move_limit=move_limit)
     path = db if db is not None else default_table_path(v)
@@ -174,11 +184,14 @@ def play(
     elif db is None and not path.exists():  # a fresh clone: the table-free engine
         searcher = SearchEngine(v, strength, random.Random(seed))
         click.echo(f"note: {searcher.note(path)}")
+        if against is not None:
+            click.echo("note: without tables --against has no effect")
         session = Session(game, {color == "white"}, searcher, db)
     else:
         tb = open_tablebase(v, db)
         tb.probe(game.position)  # fail now, not mid-game, if the tables lack the start
-        engine = Engine(tb, strength, random.Random(seed))
+        engine = Engine(tb, strength, random.Random(seed),
+                        model_error=DEFAULT_MODEL_ERROR if against is None else against)
         if draw_rules and not engine.under_rules(game):
             click.echo(f"note: {tb.path} holds no values under the {move_limit}-ply rule, "
                        "so the engine plays by the game's values")

@@ -4,6 +4,7 @@ from the tables; also the table helpers the other table-reading commands share."
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import click
 from tqdm import tqdm
 
 from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
+from morris_solver.engine import Engine
+from morris_solver.game import Game
 from morris_solver.position import Position
 from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase
 from morris_solver.probe_results import (
@@ -20,12 +23,12 @@ from morris_solver.probe_results import (
     Searched,
     rule_evaluation_json,
 )
-from morris_solver.rules import terminal
+from morris_solver.rules import Move, terminal
 from morris_solver.storage import default_table_path
 from morris_solver.values import Result
 from morris_solver.variants import Variant
 
-from .common import WholeNumber, load_counted_position
+from .common import WholeNumber, against_option, load_counted_position
 
 db_option = click.option(
     "--db",
@@ -166,16 +169,27 @@ def echo_rule_evaluation(pos: Position, value: RuleValue, moves: list[RuleMoveVa
 @db_option
 @draw_rules_option
 @move_limit_option
+@against_option
+@click.option("--seed", type=WholeNumber(0, 2**64 - 1), default=None,
+              help="With --against: seed of the random choice among equal moves.")
 def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
-             move_limit: int) -> None:
+             move_limit: int, against: float | None, seed: int | None) -> None:
     """Print one perfect move in POSITION of VARIANT: the shortest win, else a draw, else
     the longest loss (ties go to the first move in notation order). With --draw-rules,
-    the move that keeps the best result under the rule. A placement position the table
-    file lacks is searched over its moving phase (what that cost goes to stderr)."""
+    the move that keeps the best result under the rule. With --against noisy:E, the move
+    ultra plays against that opponent: one that keeps the result and, of those, scores
+    most against them. A placement position the table file lacks is searched over its
+    moving phase (what that cost goes to stderr)."""
+    if against is not None and draw_rules:
+        raise click.UsageError("--against plays by the game's values: drop --draw-rules")
     pos, count = load_counted_position(variant, position, draw_rules)
     tb = open_tablebase(pos.variant, db)
     searched = tb.search_totals
-    move = tb.rule_best_move(pos, count, move_limit) if draw_rules else tb.best_move(pos)
+    if against is not None and terminal(pos) is None:
+        engine = Engine(tb, "ultra", random.Random(seed), model_error=against)
+        move: Move | None = engine.choose(Game(pos.variant, pos))
+    else:
+        move = tb.rule_best_move(pos, count, move_limit) if draw_rules else tb.best_move(pos)
     if tb.search_totals != searched:  # on stderr: the move alone stays on stdout
         click.echo(f"({describe_search(tb.searched_since(searched))})", err=True)
     if move is None:

@@ -11,11 +11,13 @@ newcomer plays the computer at once; it is not perfect, and says so (``note``)."
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from .errors import MorrisError, quoted
 from .game import REPETITION_DRAW, Game
 from .heuristic import HeuristicPlayer
 from .position import Position
@@ -28,8 +30,8 @@ from .values import Result
 from .variants import Variant
 
 STRENGTHS = {
-    "ultra": "a best move that, among the moves keeping the result, leaves the opponent "
-    "the most replies that lose",
+    "ultra": "a best move that, among the moves keeping the result, scores most against "
+    "a player who errs one move in ten, looking two moves of each side ahead",
     "perfect": "a best move: the fastest win, the slowest loss, or the first drawing move",
     "strong": "a random move that keeps the result",
     "easy": "a random legal move half of the time, otherwise as strong",
@@ -46,6 +48,7 @@ DEFAULT_MODEL_ERROR = 0.1
 # ``model``'s look-ahead, in moves of each side: 1 is the one-ply trap count's choice
 DEFAULT_LOOKAHEAD = 2
 _SCORE = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}
+_MODEL = re.compile(r"noisy:(0?\.[0-9]{1,6})")
 # the moves whose one-move expectation is highest that ``model`` looks further ahead from
 MODEL_WIDTH = 4
 _MEMO_POSITIONS = 200_000  # the move lists ``choices`` keeps, forgotten all at once past it
@@ -55,6 +58,17 @@ _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for ei
 # the table-free engine's plies of search for each strength: three depths, as the
 # strengths without tables (ultra and perfect are the deepest; neither is perfect then)
 SEARCH_DEPTHS = {"ultra": 7, "perfect": 7, "strong": 4, "easy": 2}
+
+
+def model_error_of(text: str) -> float:
+    """The error rate E of the opponent written ``noisy:E``: a player who plays a random
+    legal move a share E of the time (0 < E < 1), otherwise a random best move, as
+    ``ultra`` assumes (``DEFAULT_MODEL_ERROR``) unless told whom it faces."""
+    found = _MODEL.fullmatch(text) if len(text) <= 20 else None
+    if found is None or float(found[1]) == 0:
+        raise MorrisError(f"{quoted(text)} is not an opponent: write noisy:E, E the share of "
+                          "moves they play at random, above 0 and below 1 (e.g. noisy:0.1)")
+    return float(found[1])
 
 
 @dataclass(frozen=True)
@@ -73,7 +87,7 @@ class Engine:
     the game has repeated a position, so that it cannot wander forever."""
 
     def __init__(self, tb: Tablebase, strength: str, rng: random.Random,
-                 criterion: str = "fresh-replies", model_error: float = DEFAULT_MODEL_ERROR,
+                 criterion: str = "model", model_error: float = DEFAULT_MODEL_ERROR,
                  lookahead: int = DEFAULT_LOOKAHEAD):
         if strength not in STRENGTHS:
             raise ValueError(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
@@ -241,9 +255,12 @@ class Engine:
         in a loss the first (the slowest)."""
         if len(keep) == 1:
             return keep[0].move
-        candidates = self._candidates(game, keep, self.lookahead)
+        lookahead = self.lookahead
+        if self.tb.may_search() and (game.position.mover_hand or game.position.other_hand):
+            lookahead = 1  # placement positions answered by search: one move ahead only
+        candidates = self._candidates(game, keep, lookahead)
         keep = [c for c in keep if c in candidates]  # in their order: the slowest loss first
-        rated = [self.expected(game, c) for c in keep]
+        rated = [self.expected(game, c, lookahead) for c in keep]
         top = max(rated)
         best = [c for c, r in zip(keep, rated, strict=True) if r >= top - 1e-12]
         if keep[0].result is not Result.DRAW or len(best) == 1:

@@ -89,6 +89,34 @@ def test_bestmove(table_paths):
     assert start.output.strip() == tb.best_move(position).text(position.board)
 
 
+def test_bestmove_against_a_named_opponent(six_whole_path):
+    """``--against noisy:E``: ultra's move for that opponent (by seed), one that keeps the
+    result; a bad model or one beside --draw-rules is a one-line usage error."""
+    tb = Tablebase.open(six_whole_path)
+    game = Game("six")
+    for k in (0, 5, 2):
+        game.play(game.legal_moves()[k])
+    text = str(game.position)
+    for against, seed in (("noisy:0.1", 3), ("noisy:0.4", 5)):
+        found = run("bestmove", "six", text, "--db", str(six_whole_path), "--against", against,
+                    "--seed", str(seed))
+        assert found.exit_code == 0, found.output
+        engine = Engine(tb, "ultra", random.Random(seed), model_error=float(against[6:]))
+        expected = engine.choose(Game("six", game.position))
+        assert found.output == expected.text(game.position.board) + "\n"
+        best = tb.moves(game.position)[0].value.result
+        assert {mv.text: mv.value.result for mv in tb.moves(game.position)}[
+            found.output.strip()] is best
+    for args, words in ((["--against", "noisy:0"], "is not an opponent"),
+                        (["--against", "perfect"], "is not an opponent"),
+                        (["--against", "noisy:0.1", "--draw-rules"], "drop --draw-rules")):
+        bad = run("bestmove", "six", text, "--db", str(six_whole_path), *args)
+        assert bad.exit_code == 2 and words in bad.output and "Traceback" not in bad.output
+    refused = run("play", "six", "--db", str(six_whole_path), "--strength", "strong",
+                  "--against", "noisy:0.1")
+    assert refused.exit_code == 2 and "only the ultra engine" in refused.output
+
+
 def test_three_start_is_a_first_player_win(table_paths):
     db = str(table_paths["three"])
     facts = json_of("probe", "three", "W: B: w h:3,3", "--db", db)

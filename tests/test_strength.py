@@ -216,7 +216,7 @@ def test_fresh_replies_prefer_a_position_not_seen(six_whole_path):
     """In a drawn game under the draw rules, ``ultra`` moves to a position the game has
     seen least often, among the drawing moves."""
     tb = Tablebase.open(six_whole_path)
-    engine = Engine(tb, "ultra", random.Random(1))
+    engine = Engine(tb, "ultra", random.Random(1), "fresh-replies")
     rng = random.Random(4)
     tested = 0
     for _ in range(6):

@@ -16,6 +16,8 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.main import main  # noqa: E402
 from morris_cli.web.app import create_app  # noqa: E402
+from morris_solver.engine import Engine  # noqa: E402
+from morris_solver.game import Game  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.rules import legal_moves, play, terminal  # noqa: E402
@@ -137,6 +139,24 @@ def test_the_engine_plays_a_legal_move(client, tables, strength):
             assert body["move"] == tb.best_move(start).text(start.board)
 
 
+def test_the_engine_plays_for_the_opponent_named(client, tables):
+    """``against=noisy:E`` reaches ultra's model: its move is the one the engine with
+    that model chooses for the same seed, and a move that keeps the result."""
+    tb = Tablebase.open(tables["three"])
+    moves = "a1 a2"
+    game = Game("three")
+    for m in moves.split():
+        game.play(m)
+    for against, seed in (("noisy:0.3", 1), ("noisy:0.05", 2)):
+        body = client.get("/api/engine", params={"variant": "three", "moves": moves,
+                                                 "against": against, "seed": str(seed)}).json()
+        engine = Engine(tb, "ultra", random.Random(seed), model_error=float(against[6:]))
+        assert body["move"] == engine.choose(game).text(game.position.board)
+        keeps = {mv.text for mv in tb.moves(game.position)
+                 if mv.value.result is tb.moves(game.position)[0].value.result}
+        assert body["move"] in keeps
+
+
 @pytest.mark.parametrize("path,params,status,words", [
     ("/api/probe", {"variant": "nine"}, 400, "missing 'position'"),
     ("/api/probe", {"variant": "ten", "position": "W: B: w"}, 400, "ten"),
@@ -152,6 +172,8 @@ def test_the_engine_plays_a_legal_move(client, tables, strength):
     ("/api/probe", {"variant": "six", "position": "", "draw_rules": "1", "counter": "²"}, 400,
      "counter must be a whole number"),
     ("/api/engine", {"variant": "six", "seed": "²"}, 400, "seed must be a whole number"),
+    ("/api/engine", {"variant": "six", "against": "noisy:1"}, 400, "against: 'noisy:1' is not"),
+    ("/api/engine", {"variant": "six", "against": "x" * 30}, 400, "against is longer than"),
     ("/api/probe", {"variant": "twelve", "position": ""}, 404, "no tables of twelve"),
     ("/api/probe", {"variant": "nine", "position": "W:a1,d1,g1,a4 B:b2,d2,f2 b"}, 404,
      "not in"),

@@ -55,7 +55,8 @@ GET_ENDPOINTS = {
     "/api/probe": ["variant", "position", "draw_rules", "counter", "move_limit"],
     "/api/game": ["variant", "start", "moves", "draw_rules", "move_limit"],
     "/api/review": ["variant", "start", "moves", "draw_rules", "move_limit"],
-    "/api/engine": ["variant", "start", "moves", "draw_rules", "move_limit", "strength", "seed"],
+    "/api/engine": ["variant", "start", "moves", "draw_rules", "move_limit", "strength", "seed",
+                    "against"],
     "/api/variants": [],
 }
 

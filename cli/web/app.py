@@ -19,9 +19,10 @@ behind a search.
                   it, whether and why the game is over, its value and every legal move
                   with its value (values are null where no table holds the sector).
 ``/api/review``   that game reviewed move by move with the tables' values.
-``/api/engine``   the engine's move (``morris play``'s strengths) in that game, and which
-                  engine chose it: the tables', or where none are served the table-free
-                  search (``engine.SearchEngine``, not perfect), with the note that says so.
+``/api/engine``   the engine's move (``morris play``'s strengths; ``against=noisy:E``, the
+                  opponent ultra plays for) in that game, and which engine chose it: the
+                  tables', or where none are served the table-free search
+                  (``engine.SearchEngine``, not perfect), with the note that says so.
 ``/api/variants`` the variants served, with their boards' geometry.
 ``/api/rooms...`` live rooms (docs/live.md).
 """
@@ -48,7 +49,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from morris_solver.drawrules import DEFAULT_LIMIT
-from morris_solver.engine import STRENGTHS, Engine, SearchEngine
+from morris_solver.engine import (
+    DEFAULT_MODEL_ERROR,
+    STRENGTHS,
+    Engine,
+    SearchEngine,
+    model_error_of,
+)
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.outcome import outcome_json
@@ -206,6 +213,11 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
         variant = _variant(query)
         played = _game(query, variant)
         strength = params.choice(query, "strength", tuple(STRENGTHS), "ultra")
+        against = params.text(query, "against", f"noisy:{DEFAULT_MODEL_ERROR:g}", 20)
+        try:
+            model_error = model_error_of(against)
+        except MorrisError as e:
+            raise BadRequest(f"against: {e}") from None
         end = played.outcome()
         if end is not None:
             raise BadRequest(f"the game is over ({end.reason})")
@@ -218,7 +230,8 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             return JSONResponse({"move": move.text(variant.board), "engine": {
                 "tables": False, "depth": searcher.depth, "note": searcher.note()}})
         move = await on_tables_of(variant, _placing(played.position),
-                                  lambda tb: Engine(_served(tb), strength, rng).choose(played),
+                                  lambda tb: Engine(_served(tb), strength, rng,
+                                                    model_error=model_error).choose(played),
                                   request)
         return JSONResponse({"move": move.text(variant.board),
                              "engine": {"tables": True, "depth": None, "note": None}})

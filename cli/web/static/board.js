@@ -166,6 +166,7 @@ async function engineMove() {
   let move;
   try {
     const params = { ...gameParams(game()), strength: $("strength").value };
+    if (params.strength === "ultra") params.against = $("against").value;
     let engine;
     ({ move, engine } = await api("/api/engine", params, request));
     // without tables the server searches instead: say so where the strength is described
@@ -309,6 +310,7 @@ function saveUrl() {
   if (state.moves.length) params.set("moves", state.moves.join(" "));
   if ($("mode").value !== "analyse") params.set("mode", $("mode").value);
   if ($("strength").value !== "ultra") params.set("strength", $("strength").value);
+  if ($("against").value !== "noisy:0.1") params.set("against", $("against").value);
   if ($("draw-rules").checked) params.set("draw_rules", "1");
   history.replaceState(null, "", `?${params}`);
 }
@@ -410,6 +412,7 @@ function listen() {
   select.addEventListener("change", () => load({ variant: select.value, start: "", moves: [], redo: [] }));
   $("mode").addEventListener("change", () => load(game()));
   $("strength").addEventListener("change", () => { showStrength(); saveUrl(); });
+  $("against").addEventListener("change", saveUrl);
   $("variant").addEventListener("change", () => showStrength());
   $("draw-rules").addEventListener("change", () => load(game()));
   $("show-values").addEventListener("change", () => { if (state.data) render(); });
@@ -455,7 +458,7 @@ async function start() {
   const params = new URLSearchParams(location.search);
   const wanted = params.get("variant");
   state.variant = state.variants[wanted] ? wanted : (variants[0] || playable[0]).name;
-  for (const id of ["mode", "strength"]) {
+  for (const id of ["mode", "strength", "against"]) {
     const options = [...$(id).options].map((o) => o.value);
     if (options.includes(params.get(id))) $(id).value = params.get(id);
   }
