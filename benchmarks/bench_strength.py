@@ -136,16 +136,20 @@ def play_game(tb: Tablebase, start: Position, white, black) -> dict:
     game = Game(start.variant, start, draw_rules=True, move_limit=DEFAULT_LIMIT)
     moves = {True: 0, False: 0}
     worse = {True: 0, False: 0}
+    times: dict[bool, list[float]] = {True: [], False: []}
     while game.outcome() is None:
         side = game.position.white_to_move
         before = result_now(tb, game)
-        game.play((white if side else black).choose(game))
+        began = time.perf_counter()
+        move = (white if side else black).choose(game)
+        times[side].append(time.perf_counter() - began)
+        game.play(move)
         moves[side] += 1
         worse[side] += _ORDER[result_now(tb, game).flipped()] > _ORDER[before]
     end = game.outcome()
     result = end.result if game.position.white_to_move else end.result.flipped()
     return {"white": result.value, "plies": len(game.history), "reason": end.reason,
-            "checked": moves, "worse": worse}
+            "checked": moves, "worse": worse, "times": times}
 
 
 def keeps_result(name: str) -> bool:
@@ -168,6 +172,7 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
     checked = {first: 0, second: 0}
     worse = {first: 0, second: 0}
     reasons: dict[str, int] = {}
+    times: list[float] = []  # the first player's, a move each
     began = time.perf_counter()
     for i in range(games):
         start = Position.parse(starts[(i // 2) % len(starts)], tb.variant)
@@ -181,13 +186,26 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
         draws += result is Result.DRAW
         losses += result is Result.LOSS
         plies += game["plies"]
+        times += game["times"][first_white]
         reasons[game["reason"]] = reasons.get(game["reason"], 0) + 1
         for name, side in ((first, first_white), (second, not first_white)):
             checked[name] += game["checked"][side]
             worse[name] += game["worse"][side]
     return {"first": first, "second": second, "games": games, "wins": wins, "draws": draws,
             "losses": losses, "plies": plies, "endings": reasons, "checked_moves": checked,
-            "worse_moves": worse, "seconds": round(time.perf_counter() - began, 1)}
+            "worse_moves": worse, "seconds": round(time.perf_counter() - began, 1),
+            "move_seconds": move_seconds(times)}
+
+
+def move_seconds(times: list[float]) -> dict:
+    """The first player's time a move: median, 99th percentile and longest (the cold
+    first moves of a process included)."""
+    ordered = sorted(times)
+    if not ordered:
+        return {}
+    return {"median": round(ordered[len(ordered) // 2], 4),
+            "p99": round(ordered[min(len(ordered) - 1, len(ordered) * 99 // 100)], 4),
+            "max": round(ordered[-1], 4)}
 
 
 def _play(task: tuple) -> dict:
