@@ -303,8 +303,9 @@ def sections(record: dict) -> list[str]:
              "Moves of the players that must keep their result (every strength but "
              f"`easy`, and the baselines) checked against the tables: "
              f"{checked:,}; of them made the mover's result worse: **{worse}**.", "",
-             "| first | second | wins | draws | losses | score | plies/game | endings | seconds |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| first | second | wins | draws | losses | score | plies/game | endings | seconds "
+             "| first's s/move: median, longest |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     order = {name: i for i, name in enumerate((*ENGINES, *OPPONENTS))}
     for p in sorted(record["pairings"], key=lambda p: (order.get(p["second"], 99),
                                                        order.get(p["first"], 99), p["first"])):
@@ -313,9 +314,11 @@ def sections(record: dict) -> list[str]:
                                                            key=lambda kv: -kv[1]))
         lines.append(f"| {p['first']} | {p['second']} | {rate(p['wins'], n)} | "
                      f"{rate(p['draws'], n)} | {rate(p['losses'], n)} | {score_text(p)} | "
-                     f"{p['plies'] / n:.0f} | {endings} | {p['seconds']:.0f} |")
+                     f"{p['plies'] / n:.0f} | {endings} | {p['seconds']:.0f} | "
+                     + (f"{p['move_seconds']['median']:.3f}, {p['move_seconds']['max']:.2f} |"
+                        if p.get("move_seconds") else "- |"))
     opponents = [o for o in OPPONENTS if ("ultra", o) in by_pair]
-    others = [e for e in ("perfect", "perfect-random", "trap1", "strong")
+    others = [e for e in ("trap1", "ultra-fresh-replies", "perfect-random", "perfect", "strong")
               if any((e, o) in by_pair for o in opponents)]
     if opponents:
         lines += ["", "### What `ultra` gains", "",
@@ -338,11 +341,10 @@ def sections(record: dict) -> list[str]:
             won = rate(p["wins"], decided) if decided else "no game decided"
             lines.append(f"| {p['first']} | {p['second']} | {p['wins']} | {p['draws']} | "
                          f"{p['losses']} | {won} |")
-    criteria = [c for c in ("ultra-replies", "ultra-sectors")
-                if any(first == c for first, _ in by_pair)]
-    if criteria:
+    criteria = sorted({first for first, _ in by_pair if first.startswith("ultra-")})
+    if criteria and opponents:
         lines += ["", "### `ultra`'s criterion (docs/engine.md)", "",
-                  "| opponent | ultra (fresh-replies) | " + " | ".join(criteria) + " |",
+                  "| opponent | ultra (model) | " + " | ".join(criteria) + " |",
                   "|---|---|" + "---|" * len(criteria)]
         for o in opponents:
             cells = [score_text(by_pair[(c, o)]) if (c, o) in by_pair else "-"
