@@ -267,3 +267,13 @@ def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
     assert record["search"]["value"] == "draw" and record["search"]["saves"] == 1
     assert record["search"]["nodes"] > 1 and not saved.exists()
     assert bench.is_complete(record)
+
+
+def test_a_resumed_solve_counts_at_least_its_groups(bench):
+    """A solve a later run resumed timed only its last part: the pipeline counts at least
+    the seconds its own groups took."""
+    record = {"solve": {"seconds": 10.0}, "group_seconds": 25.0, "verify": {"seconds": 5.0},
+              "links": {}, "search": {"seconds": 3.0}}
+    assert bench.pipeline_seconds(record) == 33.0
+    record["group_seconds"] = 4.0  # one run: its wall time, start-ups included
+    assert bench.pipeline_seconds(record) == 18.0
