@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from .engine import STRENGTHS, Engine
+from .engine import DEFAULT_LOOKAHEAD, DEFAULT_MODEL_ERROR, STRENGTHS, Engine
 from .game import Game
 from .heuristic import HeuristicPlayer
 from .probe import Tablebase
@@ -113,7 +113,8 @@ class TrapOnePlayer:
 
 def player(name: str, tb: Tablebase, seed: int) -> Player:
     """The player ``name``: an engine strength (``ultra``, ``perfect``, ...; ``ultra``
-    with another of ``engine.CRITERIA`` as ``ultra-sectors``) or an opponent of
+    with another of ``engine.CRITERIA`` as ``ultra-sectors``, its model with a look-ahead
+    of L moves against an error rate E as ``ultra-model-L-E``) or an opponent of
     ``OPPONENTS`` (``random``, ``noisy-0.1``, ``alphabeta-2``), its random choices drawn
     from ``random.Random(seed)``."""
     rng = random.Random(seed)
@@ -128,10 +129,11 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
     kind, _, parameter = name.partition("-")
     try:
         if kind == "ultra":  # ultra-CRITERION, ultra-model-LOOKAHEAD[-ERROR]
-            criterion, *model = parameter.split("-")
-            return Engine(tb, kind, rng, criterion,
-                          *([float(model[1])] if len(model) > 1 else []),
-                          **({"lookahead": int(model[0])} if model else {}))
+            criterion, *model = parameter.split("-") if parameter.startswith("model") \
+                else (parameter,)
+            lookahead = int(model[0]) if model else DEFAULT_LOOKAHEAD
+            error = float(model[1]) if len(model) > 1 else DEFAULT_MODEL_ERROR
+            return Engine(tb, kind, rng, criterion, error, lookahead)
         if kind == "noisy":
             return NoisyPlayer(tb, float(parameter), rng)
         if kind == "alphabeta":

@@ -68,8 +68,8 @@ def walk(tb: Tablebase, game: Game, engine: Engine, plies: int, rng: random.Rand
     return checked
 
 
-@pytest.mark.parametrize("strength", [*KEEPING, "ultra-replies", "ultra-sectors", "ultra-model",
-                                      "ultra-model-1-0.3"])
+@pytest.mark.parametrize("strength", [*KEEPING, "ultra-replies", "ultra-sectors",
+                                      "ultra-fresh-replies", "ultra-model-1-0.3"])
 def test_the_result_is_kept_on_every_move(table_paths, six_whole_path, six_rules, strength):
     """Over games from the start of Three and Six and from random positions of the small
     Nine and Six sectors, with and without the draw rules (under the 100-ply rule where
