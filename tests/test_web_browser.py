@@ -213,13 +213,19 @@ def test_the_strengths_each_say_what_they_do(server, browser, api):
     note = browser.find_element(By.ID, "strength-note")
     assert [o.get_attribute("value") for o in menu.options] == list(STRENGTHS)
     assert menu.first_selected_option.get_attribute("value") == "ultra"  # the strongest
-    assert "most ways to go wrong" in note.text
+    assert "most chances to go wrong" in note.text
+    against = Select(browser.find_element(By.ID, "against"))
+    assert against.first_selected_option.get_attribute("value") == "noisy:0.1"
+    against.select_by_value("noisy:0.2")  # whom ultra plays for, kept in the link
+    assert parse_qs(urlparse(browser.current_url).query)["against"] == ["noisy:0.2"]
     menu.select_by_value("easy")
     assert "random move half of the time" in note.text
     assert parse_qs(urlparse(browser.current_url).query)["strength"] == ["easy"]
-    browser.get(f"{server}/?variant=three&mode=black&strength=perfect")  # a shared link
+    browser.get(f"{server}/?variant=three&mode=black&strength=perfect&against=noisy:0.05")
     settled(browser)
     assert "fastest win" in browser.find_element(By.ID, "strength-note").text
+    assert Select(browser.find_element(By.ID, "against")).first_selected_option.get_attribute(
+        "value") == "noisy:0.05"  # a shared link
 
 
 def test_three_by_keys(server, browser, api):
