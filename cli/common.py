@@ -8,8 +8,8 @@ import re
 
 import click
 
-from morris_solver.engine import DEFAULT_MODEL_ERROR, model_error_of
 from morris_solver.errors import MorrisError, PositionError, quoted, whole_number
+from morris_solver.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
 from morris_solver.position import Position, split_count
 from morris_solver.sectors import Sector, parse_sector
 from morris_solver.variants import Variant, get_variant
@@ -79,7 +79,7 @@ class FiniteFloat(click.ParamType):
 
 class OpponentModel(click.ParamType):
     """``--against noisy:E``: the error rate E of the opponent ``ultra`` plays for
-    (``engine.model_error_of``)."""
+    (``opponent_model.model_error_of``)."""
 
     name = "noisy:E"
 

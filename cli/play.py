@@ -10,15 +10,10 @@ from pathlib import Path
 
 import click
 
-from morris_solver.engine import (
-    DEFAULT_MODEL_ERROR,
-    SEARCH_DEPTHS,
-    STRENGTHS,
-    Engine,
-    SearchEngine,
-)
+from morris_solver.engine import SEARCH_DEPTHS, STRENGTHS, Engine, SearchEngine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
+from morris_solver.opponent_model import DEFAULT_MODEL_ERROR
 from morris_solver.position import Position
 from morris_solver.probe import Tablebase
 from morris_solver.rules import phase

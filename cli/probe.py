@@ -12,8 +12,6 @@ import click
 from tqdm import tqdm
 
 from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
-from morris_solver.engine import Engine
-from morris_solver.game import Game
 from morris_solver.position import Position
 from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase
 from morris_solver.probe_results import (
@@ -186,6 +184,9 @@ def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
     tb = open_tablebase(pos.variant, db)
     searched = tb.search_totals
     if against is not None and terminal(pos) is None:
+        from morris_solver.engine import Engine  # Numba's kernels: not for the other commands
+        from morris_solver.game import Game
+
         engine = Engine(tb, "ultra", random.Random(seed), model_error=against)
         move: Move | None = engine.choose(Game(pos.variant, pos))
     else:

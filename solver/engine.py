@@ -11,15 +11,14 @@ newcomer plays the computer at once; it is not perfect, and says so (``note``)."
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from .errors import MorrisError, quoted
 from .game import REPETITION_DRAW, Game
 from .heuristic import HeuristicPlayer
+from .opponent_model import DEFAULT_MODEL_ERROR
 from .position import Position
 from .probe import Tablebase
 from .rules import Move, successors
@@ -43,12 +42,9 @@ STRENGTHS = {
 # (``replies``); or Malom's share of the target sector's positions worse for the side
 # to move
 CRITERIA = ("model", "fresh-replies", "replies", "sectors")
-# ``model``'s opponent: a random legal move this often, otherwise a random best move
-DEFAULT_MODEL_ERROR = 0.1
 # ``model``'s look-ahead, in moves of each side: 1 is the one-ply trap count's choice
 DEFAULT_LOOKAHEAD = 2
 _SCORE = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}
-_MODEL = re.compile(r"noisy:(0?\.[0-9]{1,6})")
 # the moves whose one-move expectation is highest that ``model`` looks further ahead from
 MODEL_WIDTH = 4
 _MEMO_POSITIONS = 200_000  # the move lists ``choices`` keeps, forgotten all at once past it
@@ -58,17 +54,6 @@ _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for ei
 # the table-free engine's plies of search for each strength: three depths, as the
 # strengths without tables (ultra and perfect are the deepest; neither is perfect then)
 SEARCH_DEPTHS = {"ultra": 7, "perfect": 7, "strong": 4, "easy": 2}
-
-
-def model_error_of(text: str) -> float:
-    """The error rate E of the opponent written ``noisy:E``: a player who plays a random
-    legal move a share E of the time (0 < E < 1), otherwise a random best move, as
-    ``ultra`` assumes (``DEFAULT_MODEL_ERROR``) unless told whom it faces."""
-    found = _MODEL.fullmatch(text) if len(text) <= 20 else None
-    if found is None or float(found[1]) == 0:
-        raise MorrisError(f"{quoted(text)} is not an opponent: write noisy:E, E the share of "
-                          "moves they play at random, above 0 and below 1 (e.g. noisy:0.1)")
-    return float(found[1])
 
 
 @dataclass(frozen=True)

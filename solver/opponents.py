@@ -17,9 +17,10 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from .engine import DEFAULT_LOOKAHEAD, DEFAULT_MODEL_ERROR, STRENGTHS, Engine
+from .engine import DEFAULT_LOOKAHEAD, STRENGTHS, Engine
 from .game import Game
 from .heuristic import HeuristicPlayer
+from .opponent_model import DEFAULT_MODEL_ERROR
 from .probe import Tablebase
 from .rules import Move
 from .values import Result

@@ -49,15 +49,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from morris_solver.drawrules import DEFAULT_LIMIT
-from morris_solver.engine import (
-    DEFAULT_MODEL_ERROR,
-    STRENGTHS,
-    Engine,
-    SearchEngine,
-    model_error_of,
-)
+from morris_solver.engine import STRENGTHS, Engine, SearchEngine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
+from morris_solver.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
 from morris_solver.outcome import outcome_json
 from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase
