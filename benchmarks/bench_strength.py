@@ -393,7 +393,9 @@ def report(records: list[dict]) -> str:
              "Produced by `benchmarks/bench_strength.py` (its docstring: what is played and "
              "checked). Rates are of the games, for the first player named, with Wilson's 95 % "
              "intervals; the score (a win 1, a draw 1/2) with a normal 95 % interval. The "
-             "strengths and the opponents: docs/engine.md.", ""]
+             "strengths and the opponents: docs/engine.md. Before commit ced9634 `ultra` "
+             "played the fresh-replies criterion: those pairings are named "
+             "`ultra-fresh-replies` here (their commands, as run, say `ultra`).", ""]
     for record in merged(records):
         lines += sections(record)
     return "\n".join(lines)
