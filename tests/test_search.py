@@ -374,19 +374,15 @@ def test_bench_search_reports_and_checks(three):
     """``benchmarks/bench_search.py`` searches the start with each setting and checks
     the value against the tables."""
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_search.py"
-    out = subprocess.run(
-        [sys.executable, str(script), "three", "--db", str(three.path), "--order", "0,31",
-         "--etc-plies", "99,2", "--metric", "dtm"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+    def bench(*args: str) -> str:
+        return subprocess.run([sys.executable, str(script), "three", "--db", str(three.path),
+                               *args], capture_output=True, text=True, check=True).stdout
+
+    out = bench("--order", "0,31", "--etc-plies", "99,2", "--metric", "dtm")
     lines = [line for line in out.splitlines() if line.startswith("the start: order")]
     assert len(lines) == 4 and all("win in 9 plies = tables" in line for line in lines), out
     assert all("nodes" in line and "TT entries" in line for line in lines)
-    out = subprocess.run(
-        [sys.executable, str(script), "three", "--db", str(three.path), "--after", "2,4",
-         "--lines", "2", "--win-first", "0,1"],
-        capture_output=True, text=True, check=True,
-    ).stdout
+    out = bench("--after", "2,4", "--lines", "2", "--win-first", "0,1")
     lines = [line for line in out.splitlines() if line.startswith("line ")]
     # two lines, two positions each (three's placement has six plies), both settings
     assert len(lines) == 8 and all("= tables" in line for line in lines), out
