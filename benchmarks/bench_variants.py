@@ -9,7 +9,8 @@ No flying, the double mill, the Diagonalmühle and Morabaraba (``twelve``,
 ``MOVING_ONLY``) are valued from their moving phase alone, each in one run from an
 empty disk: their moving sectors solved and verified (the double mill's are the
 standard game's, solved as that game's and checked against its published statistics
-instead), then the start by the search; their sectors are compared with the statistics
+instead), then the start by the search, which runs in a thread of its own beside the
+verification (``StartSearch``); their sectors are compared with the statistics
 of the game they change (Morabaraba's with at most 9 stones a side with the
 Diagonalmühle's, solved apart in an earlier run).
 
@@ -17,8 +18,9 @@ Diagonalmühle's, solved apart in an earlier run).
         nine-doublemill nine-diagonal three-holes
     python benchmarks/bench_variants.py twelve
 
-Every step resumes: the solve from the table file, the rest from
-``benchmarks/out/variants_state.json`` (a variant's verification sector by sector). What
+Every step resumes: the solve from the table file, the search from what it saved beside
+it (``search_files``), the rest from ``benchmarks/out/variants_state.json`` (a variant's
+verification sector by sector). What
 the report says about a variant is kept in ``benchmarks/variants/VARIANT.json``, a
 record meant to be committed: the report is built from those records alone, so a
 variant finished on one machine keeps its row after the tables are gone, and a variant
@@ -33,7 +35,9 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -128,6 +132,12 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
                          "shared": report.shared, "toolkit": toolkit_commit()}
         save()
     table = TableFile.open(path)
+    search = None
+    if "search" not in done:
+        # the distance needs every moving code in memory as a byte; beyond the budget
+        # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
+        moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
+        search = StartSearch(path, "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl")
     verified = done.setdefault("verify", {})
     # a linked sector is another variant's, verified in that variant's own file
     own = table.sector_set() - set(table.shared_sectors())
@@ -147,11 +157,8 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     if "value" not in done and not moving_only:
         done["value"] = str(Tablebase.open(path).probe(Position.start(variant)))
         save()
-    if "search" not in done:
-        # the distance needs every moving code in memory as a byte; beyond the budget
-        # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
-        moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
-        search_start(path, "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl", done, save)
+    if search is not None:
+        search.finish(done, save)
     if moving_only:  # the comparison comes from the statistics (the report's)
         return
     if "changes" not in done:
@@ -300,24 +307,36 @@ def write_record(name: str, state: dict, path: Path) -> None:
         "totals": _totals(table),
         "pipeline": "moving" if name in MOVING_ONLY else "all",
         "notes": (load_record(name) or {}).get("notes", []),  # kept (``add_notes``)
-    } | {k: done[k] for k in ("value", "search", "search_so_far", "changes") if k in done}
+    } | {k: done[k] for k in ("value", "search", "changes") if k in done}
+    effort = search_files(path)[1]
+    if "search" not in done and effort.exists():  # an unfinished search's, so far
+        record["search_so_far"] = json.loads(effort.read_text())
     record["pipeline_seconds"] = pipeline_seconds(record)
     save_state(record_path(name), record)
 
 
-def search_start(path: Path, metric: Metric, done: dict, save) -> None:
-    """The start's value by the search over the placement phase, into ``done["search"]``.
-    A search longer than a session stops every ``SEARCH_SAVE_SECONDS`` to write what it
-    learnt beside the table (``PATH.search.npz``) and its effort so far into
-    ``done["search_so_far"]``, then goes on from the root: a later run restores the file
-    and searches again from there, the positions already settled read from the table."""
+def search_files(table: Path) -> tuple[Path, Path]:
+    """Where an unfinished start search keeps what it learnt (``PlacementSearch.save``)
+    and its effort so far, beside the table: both go once its value is recorded."""
+    return (table.with_name(table.stem + ".search.npz"),
+            table.with_name(table.stem + ".search.json"))
+
+
+def search_start(path: Path, metric: Metric) -> dict:
+    """The start's value by the search over the placement phase, as the record's
+    ``search`` entry. A search longer than a session stops every ``SEARCH_SAVE_SECONDS``
+    to write what it learnt and its effort so far (``search_files``), then goes on from
+    the root: a later run restores them and searches again from there, the positions
+    already settled read from the table. Win/draw/loss asks "a win?" before "a loss?"
+    (``PlacementSearch``'s ``win_first``): a won start needs only the first test."""
     session = PlacementSearch(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric,
-                              max_tt_entries=SEARCH_TT_ENTRIES)
-    saved = path.with_name(path.stem + ".search.npz")
-    so_far = done.setdefault("search_so_far", {"nodes": 0, "seconds": 0.0, "saves": 0,
-                                               "load_seconds": 0.0})
+                              max_tt_entries=SEARCH_TT_ENTRIES, win_first=metric == "wdl")
+    saved, effort = search_files(path)
+    so_far = {"nodes": 0, "seconds": 0.0, "saves": 0, "load_seconds": 0.0}
     if saved.exists():
         session.restore(saved)
+        if effort.exists():
+            so_far = json.loads(effort.read_text())
         print(f"search: resumed from {saved} ({session.tt_entries:,} positions, "
               f"{so_far['nodes']:,} nodes, {hms(so_far['seconds'])} so far)", flush=True)
     start = Position.start(session.tb.variant)
@@ -337,18 +356,57 @@ def search_start(path: Path, metric: Metric, done: dict, save) -> None:
             so_far["nodes"] += session.nodes
             so_far["seconds"] += time.perf_counter() - began
             so_far["saves"] += 1
-            save()
+            save_state(effort, so_far)
             continue
         so_far["nodes"] += found.nodes
         so_far["seconds"] += found.seconds
         break
-    del done["search_so_far"]
-    done["search"] = {"value": str(found.value), "nodes": so_far["nodes"],
-                      "seconds": so_far["seconds"] + so_far["load_seconds"],
-                      "load_seconds": so_far["load_seconds"], "metric": metric,
-                      "tt_entries": found.tt_entries, "saves": so_far["saves"]}
-    save()
-    saved.unlink(missing_ok=True)
+    return {"value": str(found.value), "nodes": so_far["nodes"],
+            "seconds": so_far["seconds"] + so_far["load_seconds"],
+            "load_seconds": so_far["load_seconds"], "metric": metric,
+            "tt_entries": found.tt_entries, "saves": so_far["saves"]}
+
+
+class StartSearch:
+    """``search_start`` in a thread of its own, beside the verification: the search is
+    one thread, so on 2 cores it runs in the time the verifier's threads share, and the
+    pipeline's wall time is the longer of the two rather than their sum. Only the main
+    thread touches the run's state; the search writes its own files."""
+
+    def __init__(self, path: Path, metric: Metric):
+        self.path, self.began = path, time.perf_counter()
+        self.ended: float | None = None
+        self.result: dict | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(metric,), daemon=True,
+                                        name="start-search")
+        self._thread.start()
+
+    def _run(self, metric: Metric) -> None:
+        try:
+            self.result = search_start(self.path, metric)
+        except BaseException as e:  # raised in the main thread by ``finish``
+            self.error = e
+        self.ended = time.perf_counter()
+
+    def finish(self, done: dict, save: Callable[[], None]) -> None:
+        """Wait for the search (rewriting the record with its effort every save
+        interval), then record its value, and how long it ran beside the rest of the
+        run (``beside_seconds``, summed over the runs that got this far)."""
+        rest_ended = time.perf_counter()
+        done["search_beside"] = done.get("search_beside", 0.0) + (
+            min(rest_ended, self.ended or rest_ended) - self.began)
+        save()
+        while self._thread.is_alive():
+            self._thread.join(SEARCH_SAVE_SECONDS)
+            save()
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        done["search"] = self.result | {"beside_seconds": done.pop("search_beside")}
+        save()
+        for leftover in search_files(self.path):
+            leftover.unlink(missing_ok=True)
 
 
 def _search_so_far_text(so_far: dict | None) -> str:
@@ -369,13 +427,16 @@ def _checked(check: dict, keys: list[str]) -> dict:
 
 def pipeline_seconds(record: dict) -> float:
     """The run's steps summed: solve, verification (or the statistics check) and the
-    search; an interrupted run's start-ups between its steps are not in it. A solve
-    resumed by a later run timed only its last part, so it counts at least the seconds
-    its own groups took (Morabaraba's: 1:38:25 timed, 1:58:55 in its groups)."""
+    search, less the time the search ran beside the others; an interrupted run's
+    start-ups between its steps are not in it, and neither is the time beside the others
+    of a run stopped before the verification ended (so it errs long). A solve resumed by
+    a later run timed only its last part, so it counts at least the seconds its own
+    groups took (Morabaraba's: 1:38:25 timed, 1:58:55 in its groups)."""
     solve = max(record["solve"]["seconds"], record.get("group_seconds", 0.0))
+    search = record.get("search", {})
     return (solve + record["verify"]["seconds"]
             + sum(v["seconds"] for v in record["links"].values())
-            + record.get("search", {}).get("seconds", 0.0))
+            + search.get("seconds", 0.0) - search.get("beside_seconds", 0.0))
 
 
 def is_complete(record: dict) -> bool:

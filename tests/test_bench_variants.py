@@ -10,6 +10,7 @@ import importlib.util
 import json
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import h5py
@@ -220,8 +221,11 @@ def test_a_variant_valued_from_its_moving_phase(bench, tmp_path, monkeypatch):
     table = TableFile.open(tmp_path / "data/three-holes.h5")
     assert all(s[2] == s[3] == 0 for s in table.sector_set())
     assert record["verify"]["ok"] == record["sectors"] == len(table.sector_set())
+    search = record["search"]
+    assert 0 <= search["beside_seconds"] <= search["seconds"] + 1
     assert record["pipeline_seconds"] == pytest.approx(
-        record["solve"]["seconds"] + record["verify"]["seconds"] + record["search"]["seconds"])
+        record["solve"]["seconds"] + record["verify"]["seconds"] + search["seconds"]
+        - search["beside_seconds"])
     assert record["notes"] == ["a test run"]
     report = (tmp_path / "benchmarks/variants_report.md").read_text()
     assert "| three-holes | - (no placement tables) | draw |" in report
@@ -254,7 +258,8 @@ def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
     with pytest.raises(KeyboardInterrupt):
         bench.main(["three-holes"])
     saved = tmp_path / "data/three-holes.search.npz"
-    assert saved.exists() and len(calls) == 2
+    effort = tmp_path / "data/three-holes.search.json"
+    assert saved.exists() and effort.exists() and len(calls) == 2
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert "search" not in record and record["search_so_far"]["saves"] == 1
     bench.main(["three-holes", "--report-only"])
@@ -265,8 +270,33 @@ def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
     assert "search: resumed from" in capsys.readouterr().out
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert record["search"]["value"] == "draw" and record["search"]["saves"] == 1
-    assert record["search"]["nodes"] > 1 and not saved.exists()
+    assert record["search"]["nodes"] > 1 and not saved.exists() and not effort.exists()
     assert bench.is_complete(record)
+
+
+def test_the_start_search_runs_beside_the_verification(bench, tmp_path, monkeypatch):
+    """The search (one thread) starts before the verification and runs while it does:
+    the verifier here waits for the search to begin, and fails the run if it does not."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    searching = threading.Event()
+    real_search, real_verify = bench.PlacementSearch, bench.verify_sectors
+
+    class Watched(real_search):
+        def search(self, position, **limits):
+            searching.set()
+            return super().search(position, **limits)
+
+    def verify_after_the_search_began(*args, **kwargs):
+        assert searching.wait(60), "the search had not begun while the verifier ran"
+        return real_verify(*args, **kwargs)
+
+    monkeypatch.setattr(bench, "PlacementSearch", Watched)
+    monkeypatch.setattr(bench, "verify_sectors", verify_after_the_search_began)
+    bench.main(["three-holes"])
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert bench.is_complete(record) and record["search"]["value"] == "draw"
+    assert record["search"]["beside_seconds"] > 0
 
 
 def test_a_resumed_solve_counts_at_least_its_groups(bench):
@@ -277,3 +307,5 @@ def test_a_resumed_solve_counts_at_least_its_groups(bench):
     assert bench.pipeline_seconds(record) == 33.0
     record["group_seconds"] = 4.0  # one run: its wall time, start-ups included
     assert bench.pipeline_seconds(record) == 18.0
+    record["search"]["beside_seconds"] = 2.0  # two of its seconds beside the verifier
+    assert bench.pipeline_seconds(record) == 16.0
