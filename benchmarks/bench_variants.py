@@ -334,9 +334,11 @@ def search_start(path: Path, metric: Metric) -> dict:
     saved, effort = search_files(path)
     so_far = {"nodes": 0, "seconds": 0.0, "saves": 0, "load_seconds": 0.0}
     if saved.exists():
+        began = time.perf_counter()
         session.restore(saved)
         if effort.exists():
             so_far = json.loads(effort.read_text())
+        so_far["load_seconds"] += time.perf_counter() - began  # the restore: minutes
         print(f"search: resumed from {saved} ({session.tt_entries:,} positions, "
               f"{so_far['nodes']:,} nodes, {hms(so_far['seconds'])} so far)", flush=True)
     start = Position.start(session.tb.variant)
