@@ -327,11 +327,15 @@ def search_start(path: Path, metric: Metric) -> dict:
     ``search`` entry. A search longer than a session stops every ``SEARCH_SAVE_SECONDS``
     to write what it learnt and its effort so far (``search_files``), then goes on from
     the root: a later run restores them and searches again from there, the positions
-    already settled read from the table. Win/draw/loss asks "a win?" before "a loss?"
-    (``PlacementSearch``'s ``win_first``): a won start needs only the first test."""
+    already settled read from the table. The value, once found, is written there too, so
+    that a run stopped before the rest of it ends does not search again. Win/draw/loss
+    asks "a win?" before "a loss?" (``PlacementSearch``'s ``win_first``): a won start
+    needs only the first test."""
+    saved, effort = search_files(path)
+    if effort.exists() and "found" in (earlier := json.loads(effort.read_text())):
+        return earlier["found"]
     session = PlacementSearch(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric,
                               max_tt_entries=SEARCH_TT_ENTRIES, win_first=metric == "wdl")
-    saved, effort = search_files(path)
     so_far = {"nodes": 0, "seconds": 0.0, "saves": 0, "load_seconds": 0.0}
     if saved.exists():
         began = time.perf_counter()
@@ -363,10 +367,12 @@ def search_start(path: Path, metric: Metric) -> dict:
         so_far["nodes"] += found.nodes
         so_far["seconds"] += found.seconds
         break
-    return {"value": str(found.value), "nodes": so_far["nodes"],
-            "seconds": so_far["seconds"] + so_far["load_seconds"],
-            "load_seconds": so_far["load_seconds"], "metric": metric,
-            "tt_entries": found.tt_entries, "saves": so_far["saves"]}
+    so_far["found"] = {"value": str(found.value), "nodes": so_far["nodes"],
+                       "seconds": so_far["seconds"] + so_far["load_seconds"],
+                       "load_seconds": so_far["load_seconds"], "metric": metric,
+                       "tt_entries": found.tt_entries, "saves": so_far["saves"]}
+    save_state(effort, so_far)
+    return so_far["found"]
 
 
 class StartSearch:
@@ -412,7 +418,12 @@ class StartSearch:
 
 
 def _search_so_far_text(so_far: dict | None) -> str:
-    """The search cell of a run whose start search has not finished."""
+    """The search cell of a run whose start search has not finished, or has and waits
+    for the rest of its run."""
+    if so_far and "found" in so_far:
+        found = so_far["found"]
+        return (f"{found['value']} (recorded once the verification ends): "
+                f"{found['nodes']:,}, {found['seconds']:.0f} s |")
     if not so_far or not so_far["saves"]:
         return "- |"
     return (f"not finished: {so_far['nodes']:,} nodes in {hms(so_far['seconds'])}, "
@@ -631,7 +642,9 @@ def report(command: str) -> None:
         + ".", "",
         "## Runs", "",
         "The pipeline's time is its steps' summed (solve, verification or the check "
-        "against published statistics, the search), each in the run that finished it. "
+        "against published statistics, the search), each in the run that finished it, "
+        "less the time the search (one thread) ran beside the verification, as it does "
+        "since 2026-12-07. "
         "The solve's wall time in the run that finished it (shared sectors are linked, not "
         "solved) and the time of its groups as the file records them (over every run "
         "that solved some of them, without start-up and linking; for the double mill the "

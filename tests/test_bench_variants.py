@@ -11,6 +11,7 @@ import json
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import h5py
@@ -297,6 +298,40 @@ def test_the_start_search_runs_beside_the_verification(bench, tmp_path, monkeypa
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert bench.is_complete(record) and record["search"]["value"] == "draw"
     assert record["search"]["beside_seconds"] > 0
+
+
+def test_a_search_that_ended_before_its_run_was_stopped_is_not_run_again(
+        bench, tmp_path, monkeypatch):
+    """The value is kept beside the table as soon as the search finds it: a run stopped
+    later, in the verification, loses it not, and the next run records it unsearched."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    effort = tmp_path / "data/three-holes.search.json"
+    real_verify = bench.verify_sectors
+
+    def stopped_once_the_search_has_ended(*args, **kwargs):
+        for _ in range(600):
+            if effort.exists() and "found" in json.loads(effort.read_text()):
+                raise KeyboardInterrupt
+            time.sleep(0.1)
+        raise AssertionError("the search did not end")
+
+    monkeypatch.setattr(bench, "verify_sectors", stopped_once_the_search_has_ended)
+    with pytest.raises(KeyboardInterrupt):
+        bench.main(["three-holes"])
+    found = json.loads(effort.read_text())["found"]
+    assert found["value"] == "draw" and found["nodes"] > 1
+
+    class NotAgain(bench.PlacementSearch):
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("searched again")
+
+    monkeypatch.setattr(bench, "verify_sectors", real_verify)
+    monkeypatch.setattr(bench, "PlacementSearch", NotAgain)
+    bench.main(["three-holes"])
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert record["search"]["value"] == "draw" and record["search"]["nodes"] == found["nodes"]
+    assert bench.is_complete(record) and not effort.exists()
 
 
 def test_a_resumed_solve_counts_at_least_its_groups(bench):
