@@ -113,7 +113,8 @@ def main() -> None:
     args = parser.parse_args()
     variant = get_variant(args.variant)
     db = args.db if args.db is not None else default_table_path(variant)
-    tb = Tablebase.open(db, cache_bytes=int(args.cache_gib * 2**30))
+    # no search route: a placement position the file lacks has no table value to check
+    tb = Tablebase.open(db, cache_bytes=int(args.cache_gib * 2**30), search=False)
     start = Position.start(variant)
     if args.after is None:
         roots = [("the start", start)]
