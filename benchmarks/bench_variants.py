@@ -309,8 +309,8 @@ def write_record(name: str, state: dict, path: Path) -> None:
         "notes": (load_record(name) or {}).get("notes", []),  # kept (``add_notes``)
     } | {k: done[k] for k in ("value", "search", "changes") if k in done}
     effort = search_files(path)[1]
-    if "search" not in done and effort.exists():  # an unfinished search's, so far
-        record["search_so_far"] = json.loads(effort.read_text())
+    if "search" not in done and (so_far := search_effort(effort)) is not None:
+        record["search_so_far"] = so_far  # an unfinished search's, or one found meanwhile
     record["pipeline_seconds"] = pipeline_seconds(record)
     save_state(record_path(name), record)
 
@@ -320,6 +320,24 @@ def search_files(table: Path) -> tuple[Path, Path]:
     and its effort so far, beside the table: both go once its value is recorded."""
     return (table.with_name(table.stem + ".search.npz"),
             table.with_name(table.stem + ".search.json"))
+
+
+_EFFORT_KEYS = frozenset({"nodes", "seconds", "saves", "load_seconds"})
+
+
+def search_effort(effort: Path) -> dict | None:
+    """What ``search_start`` wrote to ``effort``, or None if nothing; a file that is not
+    one stops the run with one line."""
+    if not effort.exists():
+        return None
+    try:
+        found = json.loads(effort.read_text())
+        if isinstance(found, dict) and _EFFORT_KEYS <= found.keys():
+            return found
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+    raise SystemExit(f"{effort}: not a start search's record; delete it and the search's "
+                     "saved table beside it to search afresh")
 
 
 def search_start(path: Path, metric: Metric) -> dict:
@@ -332,7 +350,8 @@ def search_start(path: Path, metric: Metric) -> dict:
     asks "a win?" before "a loss?" (``PlacementSearch``'s ``win_first``): a won start
     needs only the first test."""
     saved, effort = search_files(path)
-    if effort.exists() and "found" in (earlier := json.loads(effort.read_text())):
+    earlier = search_effort(effort)
+    if earlier is not None and "found" in earlier:
         return earlier["found"]
     session = PlacementSearch(Tablebase.open(path, cache_bytes=12 * GiB), metric=metric,
                               max_tt_entries=SEARCH_TT_ENTRIES, win_first=metric == "wdl")
@@ -340,8 +359,7 @@ def search_start(path: Path, metric: Metric) -> dict:
     if saved.exists():
         began = time.perf_counter()
         session.restore(saved)
-        if effort.exists():
-            so_far = json.loads(effort.read_text())
+        so_far = earlier or so_far
         so_far["load_seconds"] += time.perf_counter() - began  # the restore: minutes
         print(f"search: resumed from {saved} ({session.tt_entries:,} positions, "
               f"{so_far['nodes']:,} nodes, {hms(so_far['seconds'])} so far)", flush=True)

@@ -334,6 +334,18 @@ def test_a_search_that_ended_before_its_run_was_stopped_is_not_run_again(
     assert bench.is_complete(record) and not effort.exists()
 
 
+def test_a_damaged_search_record_stops_the_run_with_one_line(bench, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/three-holes.search.json").write_text('{"nodes": 3')
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["three-holes"])
+    message = str(stop.value)
+    assert "three-holes.search.json: not a start search's record; delete it" in message
+    assert "\n" not in message
+
+
 def test_a_resumed_solve_counts_at_least_its_groups(bench):
     """A solve a later run resumed timed only its last part: the pipeline counts at least
     the seconds its own groups took."""
