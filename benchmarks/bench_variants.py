@@ -10,9 +10,9 @@ No flying, the double mill, the Diagonalmühle and Morabaraba (``twelve``,
 empty disk: their moving sectors solved and verified (the double mill's are the
 standard game's, solved as that game's and checked against its published statistics
 instead), then the start by the search, which runs in a thread of its own beside the
-verification (``StartSearch``); their sectors are compared with the statistics
-of the game they change (Morabaraba's with at most 9 stones a side with the
-Diagonalmühle's, solved apart in an earlier run).
+verification where it proves win, draw or loss alone (``StartSearch``); their sectors
+are compared with the statistics of the game they change (Morabaraba's with at most 9
+stones a side with the Diagonalmühle's, solved apart in an earlier run).
 
     python benchmarks/bench_variants.py nine-nocapture-placement nine-noflying \\
         nine-doublemill nine-diagonal three-holes
@@ -132,12 +132,13 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
                          "shared": report.shared, "toolkit": toolkit_commit()}
         save()
     table = TableFile.open(path)
-    search = None
-    if "search" not in done:
-        # the distance needs every moving code in memory as a byte; beyond the budget
-        # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
-        moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
-        search = StartSearch(path, "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl")
+    # the distance needs every moving code in memory as a byte; beyond the budget
+    # (Morabaraba's 17 billion) win/draw/loss alone, two bits a position
+    moving = sum(st["positions"] for s, st in table.sectors().items() if is_moving(s))
+    metric: Metric = "dtm" if moving <= DISTANCE_SEARCH_BYTES else "wdl"
+    # beside the verifier only with its leaves packed (Morabaraba's 4.3 GB: both together
+    # peaked at 11.25 GiB); the distance's bytes (Nine's 8.6 GiB) wait for it to end
+    search = StartSearch(path, metric) if "search" not in done and metric == "wdl" else None
     verified = done.setdefault("verify", {})
     # a linked sector is another variant's, verified in that variant's own file
     own = table.sector_set() - set(table.shared_sectors())
@@ -157,6 +158,8 @@ def run_variant(name: str, state: dict, threads: int | None) -> None:
     if "value" not in done and not moving_only:
         done["value"] = str(Tablebase.open(path).probe(Position.start(variant)))
         save()
+    if search is None and "search" not in done:
+        search = StartSearch(path, metric)
     if search is not None:
         search.finish(done, save)
     if moving_only:  # the comparison comes from the statistics (the report's)
@@ -661,8 +664,8 @@ def report(command: str) -> None:
         "## Runs", "",
         "The pipeline's time is its steps' summed (solve, verification or the check "
         "against published statistics, the search), each in the run that finished it, "
-        "less the time the search (one thread) ran beside the verification, as it does "
-        "since 2026-12-07. "
+        "less the time the search (one thread) ran beside the verification, as a "
+        "win/draw/loss search does since 2026-12-07. "
         "The solve's wall time in the run that finished it (shared sectors are linked, not "
         "solved) and the time of its groups as the file records them (over every run "
         "that solved some of them, without start-up and linking; for the double mill the "

@@ -276,10 +276,12 @@ def test_a_start_search_longer_than_a_session_goes_on_from_its_saved_table(
 
 
 def test_the_start_search_runs_beside_the_verification(bench, tmp_path, monkeypatch):
-    """The search (one thread) starts before the verification and runs while it does:
-    the verifier here waits for the search to begin, and fails the run if it does not."""
+    """The win/draw/loss search (one thread, its leaves packed) starts before the
+    verification and runs while it does: the verifier here waits for the search to
+    begin, and fails the run if it does not."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    monkeypatch.setattr(bench, "DISTANCE_SEARCH_BYTES", 0)  # as for Morabaraba
     searching = threading.Event()
     real_search, real_verify = bench.PlacementSearch, bench.verify_sectors
 
@@ -297,7 +299,31 @@ def test_the_start_search_runs_beside_the_verification(bench, tmp_path, monkeypa
     bench.main(["three-holes"])
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert bench.is_complete(record) and record["search"]["value"] == "draw"
-    assert record["search"]["beside_seconds"] > 0
+    assert record["search"]["metric"] == "wdl" and record["search"]["beside_seconds"] > 0
+
+
+def test_the_distance_search_waits_for_the_verification(bench, tmp_path, monkeypatch):
+    """The distance search holds a byte a moving position (Nine's 8.6 GiB): it starts only
+    once the verifier, which needs as much again, has ended."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    verified = threading.Event()
+    real_search, real_verify = bench.PlacementSearch, bench.verify_sectors
+
+    class Watched(real_search):
+        def search(self, position, **limits):
+            assert verified.is_set(), "the distance search began beside the verifier"
+            return super().search(position, **limits)
+
+    def verify(*args, **kwargs):
+        real_verify(*args, **kwargs)
+        verified.set()
+
+    monkeypatch.setattr(bench, "PlacementSearch", Watched)
+    monkeypatch.setattr(bench, "verify_sectors", verify)
+    bench.main(["three-holes"])
+    record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
+    assert record["search"]["metric"] == "dtm" and record["search"]["value"] == "draw"
 
 
 def test_a_search_that_ended_before_its_run_was_stopped_is_not_run_again(
@@ -306,6 +332,7 @@ def test_a_search_that_ended_before_its_run_was_stopped_is_not_run_again(
     later, in the verification, loses it not, and the next run records it unsearched."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(bench, "MOVING_ONLY", frozenset({"three-holes"}))
+    monkeypatch.setattr(bench, "DISTANCE_SEARCH_BYTES", 0)  # beside the verifier
     effort = tmp_path / "data/three-holes.search.json"
     real_verify = bench.verify_sectors
 
