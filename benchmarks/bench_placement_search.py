@@ -16,6 +16,16 @@ is cleared, the start searched again (the warm-up's state) and every position of
 games evaluated whole (``evaluate``: the value and every move's, what ``probe`` and the
 web board show). The table is kept across the games, as a server keeps it. The report
 gives per ply the longest and the median time of each, against the target of 5 s.
+
+Where the file holds a search book (``morris value VARIANT --search --book PLIES``) it
+is what the search starts from, after the clearing too. ``--budget SECONDS`` stops a
+query's searches past that many seconds (as the web server's ``--search-seconds``
+does): the query counts as over budget, with no time of its own (Morabaraba's first
+plies off the book take longer than a session has). ``--cold-timeout`` does the same
+for the two fresh commands.
+
+    python benchmarks/bench_placement_search.py --db data/twelve.h5 --games 3 \
+        --budget 60 --cold-timeout 1200 --report benchmarks/placement_search_twelve.md
 """
 
 from __future__ import annotations
@@ -37,61 +47,106 @@ from morris_solver.generate import peak_rss_bytes  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.rules import successors, terminal  # noqa: E402
+from morris_solver.search_limits import SearchTimeout  # noqa: E402
+from morris_solver.storage import TableFile  # noqa: E402
 
 TARGET_SECONDS = 5.0
 REPORT = Path("benchmarks/placement_search_report.md")
 
 
-def cold(variant: str, db: Path) -> dict:
-    """Fresh processes: ``bestmove`` and ``probe --json`` of the start."""
-    found = {}
+def cold(variant: str, db: Path, timeout: float | None) -> dict:
+    """Fresh processes: ``bestmove`` and ``probe --json`` of the start; one that runs
+    past ``timeout`` seconds is stopped and has ``seconds`` None."""
+    found: dict[str, dict] = {}
     for name, args in (("bestmove", ["bestmove", variant, ""]),
                        ("probe", ["probe", variant, "", "--json"])):
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", "from morris_cli.main import main; main()",
-                               *args, "--db", str(db)], capture_output=True, text=True)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", "from morris_cli.main import main; main()", *args,
+                 "--db", str(db)], capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            found[name] = {"seconds": None, "timeout": timeout}
+            continue
         if done.returncode:
             raise SystemExit(f"{name}: {done.stderr.strip().splitlines()[-1]}")
         found[name] = {"seconds": time.perf_counter() - start}
         if name == "probe":
             facts = json.loads(done.stdout)
             found[name] |= {"result": facts["result"], **facts["searched"]}
+        else:
+            found[name]["stderr"] = done.stderr.strip().splitlines()[-1:]
     return found
 
 
-def games(tb: Tablebase, count: int, share: float, rng: random.Random) -> list[list[dict]]:
-    """``count`` games through the placement phase, each ply's perfect move timed."""
+def timed(tb: Tablebase, budget: float | None, query):
+    """``query()`` under the search budget: (its answer or None past the budget, its
+    seconds or None past the budget, the search's nodes)."""
+    before = tb.search_totals
+    start = time.perf_counter()
+    try:
+        with tb.search_limits(budget):
+            answer = query()
+    except SearchTimeout:
+        return None, None, tb.searched_since(before).nodes
+    return answer, time.perf_counter() - start, tb.searched_since(before).nodes
+
+
+def restart_search(tb: Tablebase) -> None:
+    """The search's table as the warm-up left it: cleared, the file's book taken up."""
+    search = tb.placement_search
+    search.clear()
+    book = TableFile.open(tb.path).search_book()
+    if book is not None:
+        search.add_bounds(book.keys, book.lower, book.upper)
+
+
+def games(tb: Tablebase, count: int, share: float, rng: random.Random,
+          budget: float | None) -> list[list[dict]]:
+    """``count`` games through the placement phase, each ply's perfect move timed; past
+    the budget the game goes on with a random move."""
     played = []
     for _ in range(count):
         pos, plies = Position.start(tb.variant), []
         while (pos.mover_hand or pos.other_hand) and terminal(pos) is None:
-            before = tb.search_totals
-            start = time.perf_counter()
-            move = tb.best_move(pos)
-            seconds = time.perf_counter() - start
-            searched = tb.searched_since(before)
+            move, seconds, nodes = timed(tb, budget, lambda: tb.best_move(pos))  # noqa: B023
             chosen = "best"
-            if rng.random() < share:
+            if move is None or rng.random() < share:
                 move, chosen = rng.choice(successors(pos))[0], "random"
             plies.append({"position": str(pos), "best_seconds": seconds,
-                          "best_nodes": searched.nodes, "played": move.text(pos.board),
+                          "best_nodes": nodes, "played": move.text(pos.board),
                           "chosen": chosen})
             pos = next(after for m, after in successors(pos) if m == move)
         played.append(plies)
     return played
 
 
-def evaluate_all(tb: Tablebase, played: list[list[dict]]) -> None:
+def evaluate_all(tb: Tablebase, played: list[list[dict]], budget: float | None) -> None:
     """Every position of ``played`` evaluated whole, in order, timed into its row."""
     for plies in played:
         for row in plies:
             pos = Position.parse(row["position"], tb.variant)
-            before = tb.search_totals
-            start = time.perf_counter()
-            found = tb.evaluate(pos)
-            row["eval_seconds"] = time.perf_counter() - start
-            row["eval_nodes"] = tb.searched_since(before).nodes
-            row["value"] = found.value.result.value
+            found, row["eval_seconds"], row["eval_nodes"] = timed(
+                tb, budget, lambda: tb.evaluate(pos))  # noqa: B023
+            row["value"] = None if found is None else found.value.result.value
+
+
+def _seconds(seconds: float | None, budget: float | None) -> str:
+    return f"> {budget:g}" if seconds is None else f"{seconds:.2f}"
+
+
+def _longest(rows: list[dict], key: str) -> dict:
+    """The row of the longest ``key`` seconds, one over budget first."""
+    return max(rows, key=lambda r: float("inf") if r[key] is None else r[key])
+
+
+def _median(rows: list[dict], key: str, budget: float | None) -> str:
+    """The median of ``key`` seconds, those over budget counted as the longest."""
+    ordered = sorted(float("inf") if r[key] is None else r[key] for r in rows)
+    middle = ordered[(len(ordered) - 1) // 2: len(ordered) // 2 + 1]
+    if float("inf") in middle:
+        return _seconds(None, budget)
+    return f"{statistics.mean(middle):.2f}"
 
 
 def report(command: str, facts: dict) -> str:
@@ -100,39 +155,60 @@ def report(command: str, facts: dict) -> str:
     for plies in rows:
         for ply, row in enumerate(plies):
             by_ply.setdefault(ply, []).append(row)
-    worst_best = max(r["best_seconds"] for p in rows for r in p)
-    worst_eval = max(r["eval_seconds"] for p in rows for r in p)
-    c = facts["cold"]
+    budget = facts.get("budget")
+    every = [r for p in rows for r in p]
+    worst_best = _longest(every, "best_seconds")["best_seconds"]
+    worst_eval = _longest(every, "eval_seconds")["eval_seconds"]
+    over = {key: sum(r[key] is None for r in every) for key in ("best_seconds", "eval_seconds")}
+
+    def verdict(seconds: float | None) -> str:
+        return "met" if seconds is not None and seconds <= TARGET_SECONDS else "missed"
+
+    def cold_line(name: str, what: str) -> str:
+        found = facts["cold"][name]
+        if found["seconds"] is None:
+            return (f"- `morris {name} {facts['variant']} \"\"{what}`: stopped after "
+                    f"{found['timeout']:g} s.")
+        line = f"- `morris {name} {facts['variant']} \"\"{what}`: {found['seconds']:.1f} s wall"
+        if name == "bestmove":
+            said = found.get("stderr")
+            return line + (f" ({said[0].strip('()')})." if said else ".")
+        return (line + f", of which {found['load_seconds']:.1f} s loading the moving-phase "
+                f"tables (shown with a progress bar), {found['nodes']:,} nodes; the start: "
+                f"{found['result']}.")
+
+    book = facts.get("book")
     lines = [
         "# Perfect play from the empty board with the moving-phase tables alone", "",
         f"Produced by `{command}` on {facts['machine']}, with `{facts['db']}` holding "
-        f"{facts['variant']}'s moving phase only ({facts['sectors']} sectors).", "",
+        f"{facts['variant']}'s moving phase only ({facts['sectors']} sectors)"
+        + (f" and a search book of {book['positions']:,} positions with "
+           f"{book['min_in_hand']}+ stones in hand" if book else "") + ".", "",
         "## Cold: a fresh command", "",
-        f"- `morris bestmove {facts['variant']} \"\"`: {c['bestmove']['seconds']:.1f} s wall.",
-        f"- `morris probe {facts['variant']} \"\" --json`: {c['probe']['seconds']:.1f} s wall, "
-        f"of which {c['probe']['load_seconds']:.1f} s loading the moving-phase tables (shown "
-        f"with a progress bar), {c['probe']['nodes']:,} nodes; the start: "
-        f"{c['probe']['result']}.", "",
+        cold_line("bestmove", ""), cold_line("probe", " --json"), "",
         "## Warm: one process holding the tables", "",
         f"`Tablebase.warm_up` (loading, then searching the start) took "
         f"{facts['warm_up_seconds']:.1f} s; peak RSS {facts['peak_rss_gib']:.2f} GiB. "
         f"{len(rows)} games, the random move {facts['random_share']:.0%} of the time "
-        f"(seed {facts['seed']}).", "",
-        f"Longest perfect move (`best_move`): **{worst_best:.2f} s**, target 5 s "
-        f"{'met' if worst_best <= TARGET_SECONDS else 'missed'}. Longest whole evaluation "
-        f"(`evaluate`: the value and every move's): **{worst_eval:.2f} s**, target "
-        f"{'met' if worst_eval <= TARGET_SECONDS else 'missed'}.", "",
+        f"(seed {facts['seed']})"
+        + (f"; every query's searches stopped after {budget:g} s" if budget else "") + ".", "",
+        f"Longest perfect move (`best_move`): **{_seconds(worst_best, budget)} s**, target "
+        f"5 s {verdict(worst_best)}"
+        + (f" ({over['best_seconds']} of {len(every)} over budget)" if budget else "")
+        + f". Longest whole evaluation (`evaluate`: the value and every move's): "
+        f"**{_seconds(worst_eval, budget)} s**, target {verdict(worst_eval)}"
+        + (f" ({over['eval_seconds']} of {len(every)} over budget)" if budget else "") + ".",
+        "",
         "| ply | positions | best move: longest s | median s | nodes (longest) "
         "| evaluation: longest s | median s | nodes (longest) |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for ply, found in sorted(by_ply.items()):
-        b = max(found, key=lambda r: r["best_seconds"])
-        e = max(found, key=lambda r: r["eval_seconds"])
+        b, e = _longest(found, "best_seconds"), _longest(found, "eval_seconds")
         lines.append(
-            f"| {ply} | {len(found)} | {b['best_seconds']:.2f} | "
-            f"{statistics.median(r['best_seconds'] for r in found):.2f} | {b['best_nodes']:,} | "
-            f"{e['eval_seconds']:.2f} | {statistics.median(r['eval_seconds'] for r in found):.2f}"
+            f"| {ply} | {len(found)} | {_seconds(b['best_seconds'], budget)} | "
+            f"{_median(found, 'best_seconds', budget)} | {b['best_nodes']:,} | "
+            f"{_seconds(e['eval_seconds'], budget)} | {_median(found, 'eval_seconds', budget)}"
             f" | {e['eval_nodes']:,} |")
     lines += ["", "## The games", ""]
     for number, plies in enumerate(rows, 1):
@@ -149,6 +225,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--random-share", type=float, default=0.3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--report", type=Path, default=REPORT)
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds of search a query may take [no limit]")
+    parser.add_argument("--cold-timeout", type=float, default=None,
+                        help="seconds a fresh command may take [no limit]")
     args = parser.parse_args(argv)
     command = command_line("benchmarks/bench_placement_search.py",
                            argv if argv is not None else sys.argv[1:])
@@ -158,23 +238,28 @@ def main(argv: list[str] | None = None) -> None:
     if (start.mover_hand, start.mover_hand) in {s[2:] for s in sectors}:
         raise SystemExit(f"{args.db} holds the placement phase: nothing would be searched")
     facts = {"variant": tb.variant.name, "db": str(args.db), "sectors": len(sectors),
-             "machine": machine(), "seed": args.seed, "random_share": args.random_share}
+             "machine": machine(), "seed": args.seed, "random_share": args.random_share,
+             "budget": args.budget}
+    book = tb._table.search_book()
+    if book is not None:
+        facts["book"] = {"positions": len(book.keys), **book.about}
     # compiled code into Numba's cache first, so that no timing below includes compiling
     # (after an edit of solver/): a small late placement position's search
     late = Position.from_sides(tb.variant, 0b111, 0b111 << 8, 1, 0, True)
     Tablebase.open(args.db, cache_bytes=1 << 30).evaluate(late)
     print("cold commands ...", flush=True)
-    facts["cold"] = cold(tb.variant.name, args.db)
+    facts["cold"] = cold(tb.variant.name, args.db, args.cold_timeout)
     print(f"warm-up ... ({facts['cold']})", flush=True)
     begin = time.perf_counter()
     tb.warm_up()
     facts["warm_up_seconds"] = time.perf_counter() - begin
     print(f"games ... (warm-up {facts['warm_up_seconds']:.1f} s)", flush=True)
-    facts["games"] = games(tb, args.games, args.random_share, random.Random(args.seed))
-    tb.placement_search.clear()
+    facts["games"] = games(tb, args.games, args.random_share, random.Random(args.seed),
+                           args.budget)
+    restart_search(tb)
     tb.probe(start)  # the warm-up's own search again
     print("evaluations ...", flush=True)
-    evaluate_all(tb, facts["games"])
+    evaluate_all(tb, facts["games"], args.budget)
     facts["peak_rss_gib"] = peak_rss_bytes() / 2**30
     text = report(command, facts)
     args.report.write_text(text)

@@ -10,7 +10,9 @@ No flying, the double mill, the Diagonalmühle and Morabaraba (``twelve``,
 empty disk: their moving sectors solved and verified (the double mill's are the
 standard game's, solved as that game's and checked against its published statistics
 instead), then the start by the search, which runs in a thread of its own beside the
-verification where it proves win, draw or loss alone (``StartSearch``); their sectors
+verification where it proves win, draw or loss alone (``StartSearch``), and whose proof
+of the first ``BOOK_PLIES`` plies it keeps in the table file as its search book (so
+that a game's first placements are answered at once); their sectors
 are compared with the statistics of the game they change (Morabaraba's with at most 9
 stones a side with the Diagonalmühle's, solved apart in an earlier run).
 
@@ -37,7 +39,9 @@ import os
 import sys
 import threading
 import time
+import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -59,7 +63,7 @@ from morris_solver.generate import solve  # noqa: E402
 from morris_solver.known import known_results  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.search import Metric, PlacementSearch  # noqa: E402
+from morris_solver.search import Metric, PlacementSearch, search_book  # noqa: E402
 from morris_solver.search_limits import SearchTimeout  # noqa: E402
 from morris_solver.sectors import (  # noqa: E402
     Sector,
@@ -75,7 +79,7 @@ from morris_solver.stats import (  # noqa: E402
     published_statistics,
     table_statistics,
 )
-from morris_solver.storage import TableFile, default_table_path  # noqa: E402
+from morris_solver.storage import SearchBook, TableFile, default_table_path  # noqa: E402
 from morris_solver.values import PAD  # noqa: E402
 from morris_solver.variants import get_variant  # noqa: E402
 
@@ -99,6 +103,8 @@ DISTANCE_SEARCH_BYTES = 12 * GiB
 # stays under 12 GiB with its leaves (4 GiB packed); written out this often.
 SEARCH_TT_ENTRIES = 3 << 26
 SEARCH_SAVE_SECONDS = 20 * 60
+# the plies from the start whose proof the table file keeps as its search book
+BOOK_PLIES = 12
 RESULTS = ("draw", "win", "loss")
 
 
@@ -318,11 +324,35 @@ def write_record(name: str, state: dict, path: Path) -> None:
     save_state(record_path(name), record)
 
 
-def search_files(table: Path) -> tuple[Path, Path]:
+def search_files(table: Path) -> tuple[Path, Path, Path]:
     """Where an unfinished start search keeps what it learnt (``PlacementSearch.save``)
-    and its effort so far, beside the table: both go once its value is recorded."""
+    and its effort so far, and a finished win/draw/loss search its book, beside the
+    table: all go once its value is recorded and the book is in the table file."""
     return (table.with_name(table.stem + ".search.npz"),
-            table.with_name(table.stem + ".search.json"))
+            table.with_name(table.stem + ".search.json"),
+            table.with_name(table.stem + ".search-book.npz"))
+
+
+def save_book(book: SearchBook, path: Path) -> None:
+    """``book`` to ``path``, whole or not at all: the search thread cannot write the
+    table file while the verifier reads it, so the main thread moves it there later."""
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as out:
+        np.savez(out, keys=book.keys, lower=book.lower, upper=book.upper,
+                 about=np.frombuffer(json.dumps(book.about).encode(), np.uint8))
+    os.replace(partial, path)
+
+
+def load_book(path: Path) -> SearchBook:
+    """What ``save_book`` wrote; a file that is not that stops the run with one line."""
+    try:
+        with np.load(path) as saved:
+            return SearchBook(saved["keys"], saved["lower"], saved["upper"],
+                              json.loads(saved["about"].tobytes()))
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise SystemExit(f"{path} is not a saved search book ({e}); delete it to go on "
+                         "without one ('morris value VARIANT --search --book PLIES' "
+                         "writes one)") from None
 
 
 _EFFORT_KEYS = frozenset({"nodes", "seconds", "saves", "load_seconds"})
@@ -352,7 +382,7 @@ def search_start(path: Path, metric: Metric) -> dict:
     that a run stopped before the rest of it ends does not search again. Win/draw/loss
     asks "a win?" before "a loss?" (``PlacementSearch``'s ``win_first``): a won start
     needs only the first test."""
-    saved, effort = search_files(path)
+    saved, effort, book = search_files(path)
     earlier = search_effort(effort)
     if earlier is not None and "found" in earlier:
         return earlier["found"]
@@ -392,6 +422,9 @@ def search_start(path: Path, metric: Metric) -> dict:
                        "seconds": so_far["seconds"] + so_far["load_seconds"],
                        "load_seconds": so_far["load_seconds"], "metric": metric,
                        "tt_entries": found.tt_entries, "saves": so_far["saves"]}
+    if metric == "wdl":  # the first plies' proof, for probes of the unsolved placement
+        whole = replace(found, nodes=so_far["nodes"], seconds=so_far["found"]["seconds"])
+        save_book(search_book(session, start, whole, BOOK_PLIES), book)
     save_state(effort, so_far)
     return so_far["found"]
 
@@ -432,6 +465,9 @@ class StartSearch:
         if self.error is not None:
             raise self.error
         assert self.result is not None
+        book = search_files(self.path)[2]
+        if book.exists():  # the verifier is done with the table file
+            TableFile.open(self.path).write_search_book(load_book(book))
         done["search"] = self.result | {"beside_seconds": done.pop("search_beside")}
         save()
         for leftover in search_files(self.path):

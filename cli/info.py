@@ -98,6 +98,13 @@ def info_command(path, as_json, stats_file):
         f"{'total':>12} {total['positions']:>14,} {total['wins']:>13,} {total['draws']:>13,} "
         f"{total['losses']:>13,}"
     )
+    book = table.search_book()
+    if book is not None:
+        about = book.about
+        click.echo(f"search book: {len(book.keys):,} placement positions bounded, "
+                   f"{about['min_in_hand']}+ stones in hand, from the search of "
+                   f"'{about['root']}' ({about['result']}, {about['nodes']:,} nodes, "
+                   f"{about['seconds']:.0f} s)")
     for layer in table.layers()[1:]:  # the draw-rule values, by move limit
         kept = table.sectors(layer)
         count = {k: sum(st[k] for st in kept.values()) for k in RULE_STAT_KEYS[1:6]}

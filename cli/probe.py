@@ -77,8 +77,14 @@ def describe_search(searched: Searched) -> str:
     """What a query cost where the file has no placement table and its placement
     positions were searched."""
     load = f", {searched.load_seconds:.1f} s of it loading" if searched.load_seconds >= 0.05 else ""
-    return (f"searched over the moving-phase tables (no placement table): "
-            f"{searched.nodes:,} nodes, {searched.seconds:.2f} s{load}")
+    if searched.known == searched.positions:
+        return ("no placement table: known from the file's search book or earlier "
+                "searches, nothing searched")
+    known = ""
+    if searched.known:
+        known = f"; {searched.known:,} of {searched.positions:,} positions known at once"
+    return (f"no placement table: searched over the moving-phase tables, "
+            f"{searched.nodes:,} nodes, {searched.seconds:.2f} s{load}{known}")
 
 
 def echo_evaluation(pos: Position, found: Evaluation) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -10,7 +11,14 @@ from tqdm import tqdm
 
 from morris_solver.position import Position
 from morris_solver.probe import DEFAULT_CACHE_BYTES
-from morris_solver.search import DEFAULT_TT_ENTRIES, Metric, SearchResult, search_value
+from morris_solver.search import (
+    DEFAULT_TT_ENTRIES,
+    Metric,
+    PlacementSearch,
+    SearchResult,
+    search_book,
+)
+from morris_solver.storage import TableFile, default_table_path
 from morris_solver.values import Result, Value
 from morris_solver.variants import Variant
 
@@ -36,20 +44,31 @@ def start_value_by_search(
     tt_entries: int = DEFAULT_TT_ENTRIES,
     metric: Metric = "wdl",
     draw_rules: int | None = None,
+    win_first: bool = False,
+    book_plies: int | None = None,
 ) -> SearchResult:
     """The start position's value by alpha-beta over the placement phase, reading only
     the moving-phase tables (Gasser's route; an independent check of the tables'):
     win, draw or loss, or with ``metric="dtm"`` also the distance; with ``draw_rules``
-    L, win, draw or loss under the L-ply rule, from the moving-phase values under it."""
+    L, win, draw or loss under the L-ply rule, from the moving-phase values under it.
+    With ``book_plies`` (win/draw/loss), what the search proved about the first
+    ``book_plies`` plies is kept in the file as its search book (``search_book``)."""
     tb = open_tablebase(variant, db, cache_bytes)
+    start = Position.start(variant)
+    session = PlacementSearch(tb, metric=metric, max_tt_entries=tt_entries,
+                              draw_rules=draw_rules, win_first=win_first)
+    load_seconds = session.load(start, tb.search_load_progress)
     with tqdm(unit=" nodes", unit_scale=True, disable=None, leave=False) as bar:
 
         def progress(nodes: int, tt_entries: int) -> None:
             bar.update(nodes - bar.n)
             bar.set_postfix_str(f"{tt_entries:,} positions in the transposition table")
 
-        return search_value(tb, metric=metric, max_tt_entries=tt_entries, progress=progress,
-                            draw_rules=draw_rules)
+        found = session.search(start, progress=progress)
+    found = replace(found, seconds=found.seconds + load_seconds, load_seconds=load_seconds)
+    if book_plies is not None:
+        TableFile.open(tb.path).write_search_book(search_book(session, start, found, book_plies))
+    return found
 
 
 def describe(variant: Variant, value: Value) -> str:
@@ -107,6 +126,17 @@ def describe(variant: Variant, value: Value) -> str:
               help="The start's value under the move-limit draw rule too (docs/draw_rules.md); "
               "with --search, win, draw or loss under the rule from the moving-phase values "
               "under it.")
+@click.option("--win-first", is_flag=True,
+              help="With --search: ask 'does the first player win?' and then 'does it "
+              "lose?' (two null-window searches) instead of one search for win, draw or "
+              "loss; cheaper where the first player wins (twelve).")
+@click.option("--book", "book_plies", type=WholeNumber(0, 64), default=None,
+              metavar="PLIES",
+              help="With --search: keep in the table file what the search proved about the "
+              "positions of the first PLIES plies (its search book), so that probe, "
+              "bestmove, play and the web board answer them at once, without loading the "
+              "tables or searching, where the file has no placement tables. Replaces an "
+              "earlier book. Win, draw or loss of the game's values only.")
 @move_limit_option
 def value(
     variant: str,
@@ -118,19 +148,26 @@ def value(
     tt_entries: int,
     draw_rules: bool,
     move_limit: int,
+    win_first: bool,
+    book_plies: int | None,
 ) -> None:
     """Print the value of VARIANT's start position for the first player (White): from
     the tables, with the length of the game under perfect play, or (--search) by a
     search that needs only the moving-phase tables."""
     if distance and not search:
         raise click.UsageError("--distance goes with --search (the tables always hold it)")
+    if (win_first or book_plies is not None) and (distance or not search):
+        raise click.UsageError("--win-first and --book go with --search, without --distance "
+                               "(they are about win, draw or loss)")
+    if book_plies is not None and draw_rules:
+        raise click.UsageError("--book keeps the game's values, not those under --draw-rules")
     v = load_variant(variant)
     if draw_rules and search:
         if distance:
             raise click.UsageError("--draw-rules --search proves win, draw or loss only, "
                                    "without --distance")
         found = start_value_by_search(v, db, int(cache_gib * 2**30), tt_entries,
-                                      draw_rules=move_limit)
+                                      draw_rules=move_limit, win_first=win_first)
         facts = {"variant": v.name, "rule_result": found.value.result.value,
                  "move_limit": move_limit, "nodes": found.nodes,
                  "seconds": round(found.seconds, 3)}
@@ -152,11 +189,18 @@ def value(
         click.echo(json.dumps(facts) if as_json else describe(v, result))
         return
     found = start_value_by_search(
-        v, db, int(cache_gib * 2**30), tt_entries, "dtm" if distance else "wdl"
-    )
+        v, db, int(cache_gib * 2**30), tt_entries, "dtm" if distance else "wdl",
+        win_first=win_first, book_plies=book_plies)
+    book = None
+    if book_plies is not None:
+        book = TableFile.open(db if db is not None else default_table_path(v)).search_book()
+        assert book is not None  # just written
     if as_json:
-        facts = {"variant": v.name, **found.value.as_dict()}
-        click.echo(json.dumps({**facts, "nodes": found.nodes, "seconds": round(found.seconds, 3)}))
+        facts = {"variant": v.name, **found.value.as_dict(), "nodes": found.nodes,
+                 "seconds": round(found.seconds, 3)}
+        if book is not None:
+            facts["book_positions"] = len(book.keys)
+        click.echo(json.dumps(facts))
         return
     click.echo(describe(v, found.value))
     click.echo(
@@ -164,3 +208,6 @@ def value(
         f"transposition table) in {found.seconds:.2f} s, {found.load_seconds:.2f} s of it "
         "loading the tables"
     )
+    if book is not None:
+        click.echo(f"kept the bounds of {len(book.keys):,} positions of the first {book_plies} "
+                   "plies in the file as its search book")

@@ -95,6 +95,14 @@ class Engine:
         holds them (``under_rules``), else by the game's values."""
         if self.strength == "easy" and self.rng.random() < 0.5:
             return self.rng.choice(game.legal_moves())
+        if (self.strength in ("perfect", "ultra") and self._searched(game)
+                and not self.under_rules(game)):
+            # the search values a move at a time, the book's proof holds a winning move
+            # but not the others' values: a perfect move, and a win hurries
+            if self.strength == "perfect" or self.tb.probe(game.position).result is Result.WIN:
+                move = self.tb.best_move(game.position)
+                assert move is not None  # the game is not over
+                return move
         choices = self.choices(game)
         best = choices[0].result
         if self.strength == "perfect" or (self.strength == "ultra" and best is Result.WIN):
@@ -107,6 +115,12 @@ class Engine:
         if best is Result.WIN:
             keep = self._progressing(game, keep)
         return self.rng.choice(keep).move
+
+    def _searched(self, game: Game) -> bool:
+        """Whether ``game``'s position is one the search answers, probably: a
+        placement position, where the file lacks placement sectors."""
+        pos = game.position
+        return bool(pos.mover_hand or pos.other_hand) and self.tb.may_search()
 
     def under_rules(self, game: Game) -> bool:
         """Whether the engine plays ``game`` by the values under its move limit."""
@@ -241,7 +255,7 @@ class Engine:
         if len(keep) == 1:
             return keep[0].move
         lookahead = self.lookahead
-        if self.tb.may_search() and (game.position.mover_hand or game.position.other_hand):
+        if self._searched(game):
             lookahead = 1  # placement positions answered by search: one move ahead only
         candidates = self._candidates(game, keep, lookahead)
         keep = [c for c in keep if c in candidates]  # in their order: the slowest loss first

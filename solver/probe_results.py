@@ -27,10 +27,12 @@ class Searched:
     nodes: int
     seconds: float  # loading the moving-phase tables included
     load_seconds: float
+    known: int = 0  # of them, those settled at once by stored bounds (the book, earlier searches)
 
     def as_dict(self) -> dict:
         return {"positions": self.positions, "nodes": self.nodes,
-                "seconds": round(self.seconds, 3), "load_seconds": round(self.load_seconds, 3)}
+                "seconds": round(self.seconds, 3), "load_seconds": round(self.load_seconds, 3),
+                "known": self.known}
 
 
 @dataclass(frozen=True)

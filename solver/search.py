@@ -84,6 +84,7 @@ from .solve_advice import missing_sector, solve_command
 from .storage import (
     SECTORS,
     MissingSectorError,
+    SearchBook,
     TableFile,
     check_variant,
     damaged_sector,
@@ -266,7 +267,7 @@ def _child_key(T, moves, j, W, B, WF, BF):
 def _tt_find(tt, key):
     """The slot holding ``key``, or the empty slot where it would go."""
     slots = tt.shape[0]
-    i = (((key * np.int64(-7046029254386353131)) >> 32) & 0xFFFFFFFF) * slots >> 32
+    i = _tt_home(tt, key)
     while tt[i, 0] != 0 and tt[i, 0] != key + 1:
         i += 1
         if i == slots:
@@ -310,7 +311,7 @@ def _tt_replace(tt, key, free):
     slot before ``free`` is taken, so ``key`` there is found by its probe, and no slot is
     emptied, so every other key's probe still finds it."""
     slots = tt.shape[0]
-    i = (((key * np.int64(-7046029254386353131)) >> 32) & 0xFFFFFFFF) * slots >> 32
+    i = _tt_home(tt, key)
     best, best_depth = -1, _stones_in_hand(key) + 1
     for _ in range(_REPLACE_WINDOW):
         if i == free:
@@ -324,20 +325,69 @@ def _tt_replace(tt, key, free):
     return best
 
 
+@njit(cache=True, inline="always")
+def _tt_home(tt, key):
+    """The slot ``key``'s probe starts at."""
+    return (((key * np.int64(-7046029254386353131)) >> 32) & 0xFFFFFFFF) * tt.shape[0] >> 32
+
+
+@njit(cache=True)
+def _tt_evict(tt, key, free):
+    """Make room for a new ``key`` in a full table whose probe ended at the empty slot
+    ``free`` with nothing to replace before it (``_tt_replace``): the position with the
+    fewest stones in hand, fewer than ``key``'s, among the ``_REPLACE_WINDOW`` slots
+    after ``free`` is deleted, the entries behind it moved back so that every other
+    key's probe still finds it (backward-shift deletion). Returns whether one was."""
+    slots = tt.shape[0]
+    victim, victim_depth = -1, _stones_in_hand(key)
+    i = free
+    for _ in range(_REPLACE_WINDOW):
+        i += 1
+        if i == slots:
+            i = 0
+        if tt[i, 0] != 0 and _stones_in_hand(tt[i, 0] - 1) < victim_depth:
+            victim, victim_depth = i, _stones_in_hand(tt[i, 0] - 1)
+    if victim < 0:
+        return False
+    hole, j = victim, victim
+    while True:
+        tt[hole, 0] = 0
+        tt[hole, 1] = 0
+        while True:
+            j += 1
+            if j == slots:
+                j = 0
+            if tt[j, 0] == 0:
+                return True
+            home = _tt_home(tt, tt[j, 0] - 1)
+            # the entry at j may fill the hole unless its home lies cyclically in (hole, j]
+            if not (hole < home <= j if hole <= j else home > hole or home <= j):
+                break
+        tt[hole, 0] = tt[j, 0]
+        tt[hole, 1] = tt[j, 1]
+        hole = j
+
+
 @njit(cache=True)
 def _tt_put(tt_holder, key, lower, upper, state, max_entries):
     """Store bounds for ``key``. A new key is added while fewer than ``max_entries``
     are stored; in a full table it replaces a shallower position near its probe's start
-    (``_tt_replace``), so the table keeps the positions whose subtrees cost most to
-    search again, or it is dropped (then it is searched again when met)."""
+    (``_tt_replace``) or just after it (``_tt_evict``), so the table keeps the positions
+    whose subtrees cost most to search again, or it is dropped (then it is searched
+    again when met). Without the second, a position whose probe began at an empty slot
+    was always dropped: in Morabaraba's start search, whose table fills long before the
+    shallow positions are settled (they are stored last), the start's own result too."""
     tt = tt_holder[0]
     i = _tt_find(tt, key)
     if tt[i, 0] == 0:
         if state[_ENTRIES] >= max_entries:
-            i = _tt_replace(tt, key, i)
-            if i >= 0:
-                tt[i, 0] = key + 1
-                tt[i, 1] = lower << 32 | (upper & 0xFFFFFFFF)
+            j = _tt_replace(tt, key, i)
+            if j < 0:
+                if not _tt_evict(tt, key, i):
+                    return
+                j = _tt_find(tt, key)
+            tt[j, 0] = key + 1
+            tt[j, 1] = lower << 32 | (upper & 0xFFFFFFFF)
             return
         state[_ENTRIES] += 1
         if state[_ENTRIES] * 4 > tt.shape[0] * 3:  # keep a quarter of the slots empty
@@ -346,6 +396,16 @@ def _tt_put(tt_holder, key, lower, upper, state, max_entries):
             i = _tt_find(tt, key)
         tt[i, 0] = key + 1
     tt[i, 1] = lower << 32 | (upper & 0xFFFFFFFF)
+
+
+@njit(cache=True)
+def _tt_merge(tt_holder, keys, lower, upper, state, max_entries):
+    """Add bounds from elsewhere (a file's search book), each narrowing what the table
+    already holds on its key."""
+    for i in range(keys.shape[0]):
+        held_lower, held_upper = _tt_get(tt_holder[0], keys[i])
+        _tt_put(tt_holder, keys[i], max(held_lower, lower[i]), min(held_upper, upper[i]),
+                state, max_entries)
 
 
 # ---------------------------------------------------------------- the search kernel
@@ -725,6 +785,49 @@ class PlacementSearch:
         self._state[:] = 0
         self._state[_ENTRIES] = entries
 
+    def bounds(self, min_in_hand: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the table bounds of the win/draw/loss of positions with at least
+        ``min_in_hand`` stones in both hands: their keys (sorted; ``_pack``:
+        ``canonical_index << 20 | W << 15 | B << 10 | WF << 5 | BF``) and lower and upper
+        bounds on the score (loss -1, draw 0, win 1) for their side to move, those that
+        bound nothing left out. A search of the start leaves its proof there: the book a
+        table file keeps (``TableFile.write_search_book``)."""
+        if self.metric != "wdl":
+            raise ValueError("a search book holds win/draw/loss bounds: search with metric 'wdl'")
+        tt = self._tt[0]
+        used = tt[:, 0] != 0
+        keys, packed = tt[used, 0] - 1, tt[used, 1]
+        lower = np.maximum(packed >> 32, -1)
+        upper = np.minimum(((packed & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000, 1)
+        in_hand = (keys >> 5 & 31) + (keys & 31)
+        keep = (in_hand >= min_in_hand) & ((lower > -1) | (upper < 1))
+        order = np.argsort(keys[keep], kind="stable")
+        return (keys[keep][order], lower[keep][order].astype(np.int8),
+                upper[keep][order].astype(np.int8))
+
+    def add_bounds(self, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Take up bounds that ``bounds`` gave (a file's search book): true whatever the
+        root, so a later search is answered from them as far as they reach."""
+        if self.metric != "wdl":
+            raise ValueError("win/draw/loss bounds fit a search with metric 'wdl' only")
+        _tt_merge(self._tt, keys.astype(np.int64), lower.astype(np.int64),
+                  upper.astype(np.int64), self._state, self.max_tt_entries)
+
+    def known_value(self, position: Position) -> Value | None:
+        """``position``'s win, draw or loss where the table's bounds settle it (from an
+        earlier search or the file's book), else None: no search, and no tables loaded."""
+        if self.metric != "wdl":
+            return None
+        key = _canonical_key(position.mover.bit_count(), position.other.bit_count(),
+                             position.mover_hand, position.other_hand, position.mover,
+                             position.other, *self._tables)
+        lower, upper = _tt_get(self._tt[0], key)
+        if lower >= 1:
+            return Value(Result.WIN)
+        if upper <= -1:
+            return Value(Result.LOSS)
+        return Value(Result.DRAW) if lower >= 0 and upper <= 0 else None
+
     def stored_upper_bound(self, position: Position) -> int:
         """The upper bound the transposition table holds on ``position``'s score for its
         side to move (``_INF`` if it holds none): how a parent orders its moves to find
@@ -890,6 +993,24 @@ def search_value(
                               win_first=win_first)
     return session.search(Position.start(tb.variant) if position is None else position,
                           progress=progress, progress_seconds=progress_seconds)
+
+
+def search_book(session: PlacementSearch, root: Position, found: SearchResult,
+                plies: int) -> SearchBook:
+    """What ``session``'s search of ``root`` (``found``, win/draw/loss) proved about the
+    positions at most ``plies`` placements below it: the book a table file keeps
+    (``TableFile.write_search_book``), so that those positions, the first plies of a
+    game, are answered without loading the tables or searching. The proof of the
+    root's value lies there: for the side that wins, a winning move at each of its
+    turns; every reply of the other."""
+    if plies < 0:
+        raise ValueError(f"a book reaches 0 plies or more below its root, not {plies}")
+    min_in_hand = max(root.mover_hand + root.other_hand - plies, 1)
+    keys, lower, upper = session.bounds(min_in_hand)
+    about = {"root": str(root), "result": found.value.result.value, "nodes": found.nodes,
+             "seconds": round(found.seconds, 3), "min_in_hand": min_in_hand,
+             "draw_rule": session.draw_rules or 0}
+    return SearchBook(keys, lower, upper, about)
 
 
 def search_start_value(

@@ -60,7 +60,8 @@ class SearchRoute:
         self._table, self._tb, self.enabled = table, tablebase, enabled
         # called with (sectors loaded, sectors to load) while the search loads its tables
         self.load_progress: Callable[[int, int], None] | None = None
-        self._totals = [0, 0, 0.0, 0.0]  # positions, nodes, seconds, load seconds
+        # positions, nodes, seconds, load seconds, positions answered by known bounds
+        self._totals = [0, 0, 0.0, 0.0, 0]
         self._sectors: set[Sector] = set()  # found missing: searched from now on
         # (deadline, its seconds, cancel flag) of the searches now run (``limits``)
         self._limits: tuple[float | None, float | None, threading.Event | None] = (
@@ -68,10 +69,15 @@ class SearchRoute:
 
     @cached_property
     def search(self) -> PlacementSearch:
-        """The search, kept for the route's life (its sectors and transposition table)."""
+        """The search, kept for the route's life (its sectors and transposition table),
+        holding from the start the bounds of the file's search book if it has one."""
         from .search import PlacementSearch
 
-        return PlacementSearch(self._tb)
+        search = PlacementSearch(self._tb)
+        book = self._table.search_book()
+        if book is not None and book.about["draw_rule"] == 0:  # the game's values
+            search.add_bounds(book.keys, book.lower, book.upper)
+        return search
 
     @cached_property
     def _reachable(self) -> set[Sector]:
@@ -119,17 +125,24 @@ class SearchRoute:
         too (it names the solve that makes them all)."""
         if not self.searchable(missing):
             raise missing
+        assert missing.sector is not None  # a searchable sector
         try:  # here, so that what is missing is named as the user's command would
-            load = self.search.load(position, self.load_progress)
+            found = self.value(position)
         except MissingSectorError:
             raise missing from None
-        assert missing.sector is not None  # a searchable sector
         self._sectors.add(missing.sector)
-        return self.value(position, load)
+        return found
 
-    def value(self, position: Position, load_seconds: float = 0.0) -> Value:
-        """The search's value of ``position``, counted in ``totals`` with the
-        ``load_seconds`` spent loading its tables just before."""
+    def value(self, position: Position) -> Value:
+        """The search's value of ``position``, counted in ``totals``: from the bounds
+        the search holds where they settle it (the file's search book, or an earlier
+        search), with no tables loaded; else searched, loading them first."""
+        known = self.search.known_value(position)
+        if known is not None:
+            self._totals[0] += 1
+            self._totals[4] += 1
+            return known
+        load_seconds = self.search.load(position, self.load_progress)
         deadline, seconds, cancel = self._limits
         try:
             found = self.search.search(position, deadline=deadline, cancel=cancel)
@@ -140,7 +153,7 @@ class SearchRoute:
                 f"tables, so placement positions are searched): for exact answers at once, "
                 f"solve them with '{command}'") from None
         counts = (1, found.nodes, load_seconds + found.seconds,
-                  load_seconds + found.load_seconds)
+                  load_seconds + found.load_seconds, 0)
         self._totals = [a + b for a, b in zip(self._totals, counts, strict=True)]
         return found.value
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TypeVar
@@ -454,6 +454,35 @@ class TableFile:
                                      + ("" if layer == SECTORS else f" in {layer}"))
                 return read(ds)
 
+    def search_book(self) -> SearchBook | None:
+        """The bounds a search of the start left in the file (``write_search_book``), or
+        None; ``TableError`` where they do not read back as written."""
+        with _damage_is_table_error(f"{self.path}'s search book is damaged"):
+            with _h5(self.path, "r") as f:
+                return _checked_book(self.path, f)
+
+    def write_search_book(self, book: SearchBook) -> None:
+        """Keep ``book`` in the file, replacing any earlier one, in one step (written
+        under a temporary name, then renamed), as a sector is."""
+        missing = set(BOOK_ABOUT_KEYS) - set(book.about)
+        if missing:
+            raise ValueError(f"a search book needs {', '.join(sorted(missing))}")
+        tmp = _TMP_PREFIX + _BOOK
+        with _writing(self.path) as f:
+            if tmp in f:
+                del f[tmp]
+            group = f.create_group(tmp)
+            for name in ("keys", "lower", "upper"):
+                group.create_dataset(name, data=getattr(book, name), fletcher32=True,
+                                     chunks=True, **_COMPRESSION)
+            for k, v in book.about.items():
+                group.attrs[k] = v
+            f.flush()
+            if _BOOK in f:
+                del f[_BOOK]
+            f.move(tmp, _BOOK)
+            f.flush()
+
     def write_sector(
         self, sector: Sector, codes: np.ndarray, stats: dict, layer: str = SECTORS
     ) -> None:
@@ -480,12 +509,52 @@ class TableFile:
             f.flush()
 
 
+@dataclass(frozen=True)
+class SearchBook:
+    """Bounds a search of the placement phase proved (``search.PlacementSearch.bounds``),
+    kept in the table file (``/search_book``, docs/format.md) so that the first plies of
+    a variant whose placement tables are not solved are answered without searching
+    again: ``keys`` sorted, ``lower`` and ``upper`` on each position's win (1), draw (0)
+    or loss (-1) for its side to move; ``about`` says what search proved them."""
+
+    keys: np.ndarray  # int64
+    lower: np.ndarray  # int8
+    upper: np.ndarray  # int8
+    about: dict
+
+
+_BOOK = "search_book"
+BOOK_ABOUT_KEYS = ("root", "result", "nodes", "seconds", "min_in_hand", "draw_rule")
+
+
 def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _checked_book(path: Path, f: h5py.File) -> SearchBook | None:
+    """The file's search book, or None; a malformed one is a ``TableError``."""
+    group = f.get(_BOOK)
+    if group is None:
+        return None
+    variant = f.attrs.get("variant", "VARIANT")
+    bad = (f"{path} has a damaged search book: 'morris value {variant} --search --book "
+           f"--db {path}' writes it afresh")
+    if not isinstance(group, h5py.Group) or {"keys", "lower", "upper"} - set(group):
+        raise TableError(bad)
+    keys, lower, upper = (group[name][...] for name in ("keys", "lower", "upper"))
+    if (keys.dtype != np.int64 or lower.dtype != np.int8 or upper.dtype != np.int8
+            or keys.ndim != 1 or lower.shape != keys.shape or upper.shape != keys.shape
+            or np.any(lower < -1) or np.any(upper > 1) or np.any(lower > upper)
+            or np.any(keys[1:] <= keys[:-1]) or np.any(keys < 0)):
+        raise TableError(bad)
+    about = {k: _plain(v) for k, v in group.attrs.items()}
+    if set(BOOK_ABOUT_KEYS) - set(about):
+        raise TableError(bad)
+    return SearchBook(keys, lower, upper, about)
 
 
 def _checked_rules(path: Path, attrs: dict) -> tuple[dict, Variant]:

@@ -359,6 +359,11 @@ def test_a_search_that_ended_before_its_run_was_stopped_is_not_run_again(
     record = json.loads((tmp_path / "benchmarks/variants/three-holes.json").read_text())
     assert record["search"]["value"] == "draw" and record["search"]["nodes"] == found["nodes"]
     assert bench.is_complete(record) and not effort.exists()
+    # the search's book, kept beside the table while the verifier read it, is in it now
+    assert not (tmp_path / "data/three-holes.search-book.npz").exists()
+    book = TableFile.open(tmp_path / "data/three-holes.h5").search_book()
+    assert book is not None and book.about["result"] == "draw" and len(book.keys) > 0
+    assert book.about["nodes"] == found["nodes"]
 
 
 def test_a_damaged_search_record_stops_the_run_with_one_line(bench, tmp_path, monkeypatch):

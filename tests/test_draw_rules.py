@@ -365,7 +365,7 @@ def test_the_start_under_the_rule_by_search_on_the_command_line(six_whole_rules)
     searched = runner.invoke(main, ["value", "six", *db, "--search", "--draw-rules",
                                     "--move-limit", "10", "--json"])
     assert tables.exit_code == 0 and searched.exit_code == 0, searched.output
-    assert json.loads(searched.output)["rule_result"] == json.loads(tables.output)["rule_result"]
+    assert json.loads(searched.stdout)["rule_result"] == json.loads(tables.output)["rule_result"]
     missing = runner.invoke(main, ["value", "six", *db, "--search", "--draw-rules",
                                    "--move-limit", "50"])
     assert missing.exit_code != 0

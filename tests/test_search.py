@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -262,6 +263,35 @@ def test_a_full_table_keeps_the_positions_with_most_stones_in_hand(six):
     assert session.search(start).nodes == 1  # the second search: the stored draw
 
 
+def test_a_full_table_makes_room_for_a_deeper_position_whose_probe_starts_empty():
+    """A new position whose probe begins at an empty slot of a full table replaces the
+    shallowest one just after it (the start of Morabaraba's search was dropped so),
+    and every other position stays where its probe finds it."""
+    from numba.typed import List
+
+    from morris_solver.search import _tt_find, _tt_get, _tt_home, _tt_put
+
+    rng = random.Random(5)
+    for trial in range(200):
+        holder = List([np.zeros((16, 2), np.int64)])
+        state = np.zeros(5, np.int64)
+        shallow = []
+        while state[1] < 12:  # stones in hand 1 or 2: fields WF and BF of the key
+            key = rng.randrange(1, 1 << 20) << 20 | rng.choice((1, 2, 33))
+            if key not in shallow:
+                shallow.append(key)
+                _tt_put(holder, key, -1, 1 if len(shallow) % 2 else 0, state, 12)
+        tt = holder[0]
+        deep = next(k for k in (rng.randrange(1, 1 << 20) << 20 | 12 << 5 | 12
+                                for _ in range(1000)) if tt[_tt_home(tt, k), 0] == 0)
+        _tt_put(holder, deep, 1, 1, state, 12)
+        assert state[1] == 12 and _tt_get(holder[0], deep) == (1, 1), trial
+        kept = [k for k in shallow if holder[0][_tt_find(holder[0], k), 0] == k + 1]
+        assert len(kept) == 11  # one shallow position gave way, the others are found
+        for k in kept:
+            assert _tt_get(holder[0], k)[1] == (1 if (shallow.index(k) + 1) % 2 else 0)
+
+
 def test_a_saved_search_goes_on_in_another_session(six, tmp_path):
     start, saved = Position.start("six"), tmp_path / "six.search.npz"
     first = PlacementSearch(six)
@@ -308,12 +338,12 @@ def test_cli_search_json_and_text(three, flags, plies):
     args = ["value", "three", "--db", db, "--search", *flags]
     result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
-    facts = json.loads(result.output)
+    facts = json.loads(result.stdout)  # the loading bar goes to stderr
     assert list(facts) == ["variant", "result", "plies", "nodes", "seconds"]
     assert facts["variant"] == "three" and (facts["result"], facts["plies"]) == ("win", plies)
     assert isinstance(facts["nodes"], int) and facts["nodes"] > 0
     assert isinstance(facts["seconds"], float)
-    text = CliRunner().invoke(main, args).output
+    text = CliRunner().invoke(main, args).stdout
     in_plies = "" if plies is None else f" in {plies} plies"
     assert text.splitlines()[0] == f"three: first player wins{in_plies}"
     assert "nodes" in text.splitlines()[1]
@@ -330,7 +360,7 @@ def test_cli_search_with_a_cache_smaller_than_the_tables(six):
     args = ["value", "six", "--db", str(six.path), "--search"]
     small = CliRunner().invoke(main, [*args, "--cache-gib", str(1 / 1024)])
     assert small.exit_code == 0, small.output
-    assert small.output.splitlines()[0] == "six: draw"
+    assert small.stdout.splitlines()[0] == "six: draw"
 
 
 def _one_line_error(result) -> str:
@@ -355,7 +385,7 @@ def test_search_needs_only_moving_tables(tmp_path):
     args = ["value", "three", "--db", db, "--search", "--distance", "--json"]
     searched = CliRunner().invoke(main, args)
     assert searched.exit_code == 0, searched.output
-    assert json.loads(searched.output)["plies"] == 9
+    assert json.loads(searched.stdout)["plies"] == 9
 
 
 def _placement_positions(variant: str, games: int, seed: int) -> set[Position]:

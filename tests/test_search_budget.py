@@ -170,12 +170,18 @@ def test_a_search_does_not_hold_up_plain_reads(six_moving_path, six_whole, monke
 
 def test_a_search_out_of_time_is_a_503_in_one_line(six_moving_path, six_whole):
     with _client({"six": six_moving_path}, search_seconds=0.0) as client:
-        for path in ("/api/probe", "/api/engine", "/api/game"):
+        for path in ("/api/probe", "/api/engine"):
             answer = client.get(path, params={"variant": "six", "position": "a1 a3",
                                               "moves": "a1 a3"})
             assert answer.status_code == 503, path
             error = answer.json()["error"]
             assert "took longer than 0 s" in error and "--phase placement" in error
+        # the board's game: the position and its legal moves still, without values
+        answer = client.get("/api/game", params={"variant": "six", "moves": "a1 a3"})
+        assert answer.status_code == 200
+        game = answer.json()
+        assert "took longer than 0 s" in game["value_error"] and game["value"] is None
+        assert game["moves"] and all(move["value"] is None for move in game["moves"])
         plain = client.get("/api/probe", params={"variant": "six", "position": MOVING})
         moving = Position.parse(MOVING, "six")
         assert plain.json()["result"] == six_whole.probe(moving).result.value

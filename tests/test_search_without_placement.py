@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import random
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import h5py
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -21,11 +23,12 @@ from morris_solver.game import Game
 from morris_solver.generate import solve
 from morris_solver.position import Position
 from morris_solver.probe import MissingSectorError, Tablebase
+from morris_solver.probe_results import Searched
 from morris_solver.review import review_game
 from morris_solver.rules import phase, play, successors, terminal
 from morris_solver.search import PlacementSearch, search_value
 from morris_solver.sectors import is_moving, parse_sector_key
-from morris_solver.storage import SECTORS
+from morris_solver.storage import SECTORS, TableError, TableFile
 from morris_solver.values import Result
 from morris_solver.variants import Variant
 
@@ -133,14 +136,14 @@ def test_without_the_moving_phase_the_error_names_the_whole_solve(table_paths):
     nine = Tablebase.open(table_paths["nine"])  # 3 against 3 only
     with pytest.raises(MissingSectorError, match=r"sector 0-0-9-9 .* --phase all"):
         nine.evaluate(Position.start("nine"))
-    assert nine.search_totals == (0, 0, 0.0, 0.0)
+    assert nine.search_totals == (0, 0, 0.0, 0.0, 0)
 
 
 def test_warm_up_loads_the_search_and_searches_the_start(six_moving_path):
     tb = Tablebase.open(six_moving_path)
     tb.warm_up()
     assert tb.placement_search.tt_entries > 0
-    positions, nodes, _, _ = tb.search_totals
+    positions, nodes, _, _, _ = tb.search_totals
     assert positions == 1 and nodes > 0
     before = tb.search_totals
     tb.probe(Position.start("six"))  # from the table the warm-up filled
@@ -211,7 +214,8 @@ def test_engine_play_and_review_with_the_moving_phase_alone(six_moving_path, six
                                        "--color", "black"], input="?\nquit\n")
     assert result.exit_code == 0, result.output
     assert "Engine (White) plays" in result.output
-    assert "searched over the moving-phase tables" in result.output
+    # its move searched, the values shown after it known from that search
+    assert "no placement table: known from" in result.output
 
 
 @pytest.mark.parametrize("variant", [
@@ -247,3 +251,99 @@ def test_a_sector_no_game_reaches_is_not_searched(six_moving_path):
     position = Position.parse("W:a1,a3,c5,e5 B:c1,e1 w h:1,1", "six")  # 4-2-1-1
     with pytest.raises(MissingSectorError, match="no game of six reaches sector 4-2-1-1"):
         Tablebase.open(six_moving_path).probe(position)
+
+
+@pytest.fixture(scope="module")
+def six_book_path(six_moving_path, tmp_path_factory) -> Path:
+    """Six's moving phase with the search book of the start's first 6 plies, written by
+    the command a user runs."""
+    path = tmp_path_factory.mktemp("six-book") / "six.h5"
+    shutil.copy(six_moving_path, path)
+    result = CliRunner().invoke(main, ["value", "six", "--db", str(path), "--search",
+                                       "--win-first", "--book", "6"])
+    assert result.exit_code == 0, result.output
+    assert "six: draw" in result.output and "as its search book" in result.output
+    return path
+
+
+def test_the_search_book_answers_the_first_plies_without_loading(six_book_path, six_whole):
+    book = TableFile.open(six_book_path).search_book()
+    assert book is not None and len(book.keys) > 100
+    assert book.about["root"] == str(Position.start("six")) and book.about["result"] == "draw"
+    assert book.about["min_in_hand"] == 12 - 6 and book.about["draw_rule"] == 0
+    known = 0
+    for line in _games("six", 40, seed=67):
+        tb = Tablebase.open(six_book_path)  # a fresh process's: nothing loaded
+        for pos in line[:7]:
+            value = tb.placement_search.known_value(pos)
+            if value is not None:  # every bound the book holds is true
+                known += 1
+                assert value.result is six_whole.probe(pos).result, pos
+    assert known >= 40  # the start, at least, in every line
+    tb, start = Tablebase.open(six_book_path), Position.start("six")
+    assert tb.probe(start).result is Result.DRAW
+    move = tb.best_move(start)  # the drawing move the proof holds, and its successor's value
+    assert six_whole.probe(play(start, move)).result is Result.DRAW
+    used = tb.searched_since((0, 0, 0.0, 0.0, 0))
+    assert used == Searched(used.positions, 0, 0.0, 0.0, used.positions) and used.known >= 2
+    assert not tb.placement_search._loaded  # nothing read from the moving phase
+    found = tb.evaluate(start)  # the moves the proof only bounds are searched
+    assert found.searched is not None and 0 < found.searched.known < found.searched.positions
+    assert _results(found.moves) == _results(six_whole.moves(start))
+
+
+def test_the_search_book_on_the_command_line(six_book_path, six_whole):
+    runner = CliRunner()
+    result = runner.invoke(main, ["bestmove", "six", "", "--db", str(six_book_path)])
+    assert result.exit_code == 0, result.output
+    assert "known from the file's search book" in result.stderr
+    assert "loading" not in result.stderr  # no table loaded
+    after = Position.parse(result.stdout.strip(), "six")
+    assert six_whole.probe(after).result is Result.DRAW
+    result = runner.invoke(main, ["probe", "six", "", "--db", str(six_book_path), "--json"])
+    searched = json.loads(result.stdout)["searched"]  # the moves the book only bounds searched
+    assert 0 < searched["known"] < searched["positions"] and searched["nodes"] > 0
+    result = runner.invoke(main, ["info", str(six_book_path)])
+    assert result.exit_code == 0 and "search book:" in result.output, result.output
+
+
+@pytest.mark.parametrize("args, complaint", [
+    (["--book", "4"], "go with --search"),
+    (["--search", "--distance", "--book", "4"], "without --distance"),
+    (["--search", "--draw-rules", "--book", "4"], "not those under --draw-rules"),
+    (["--search", "--book", "-1"], "-1"),
+])
+def test_a_book_needs_a_win_draw_loss_search(six_moving_path, args, complaint):
+    result = CliRunner().invoke(main, ["value", "six", "--db", str(six_moving_path), *args])
+    assert result.exit_code == 2 and complaint in result.output, result.output
+
+
+def test_a_damaged_search_book_is_one_line(six_book_path, tmp_path):
+    path = tmp_path / "six.h5"
+    shutil.copy(six_book_path, path)
+    with h5py.File(path, "a") as f:
+        del f["search_book/lower"]
+        f["search_book/lower"] = np.full(len(f["search_book/keys"]), 2, np.int8)
+    with pytest.raises(TableError, match="damaged search book.*writes it afresh"):
+        Tablebase.open(path).probe(Position.start("six"))
+    result = CliRunner().invoke(main, ["probe", "six", "", "--db", str(path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    # writing it afresh replaces it
+    book = TableFile.open(six_book_path).search_book()
+    assert book is not None
+    TableFile.open(path).write_search_book(book)
+    assert Tablebase.open(path).probe(Position.start("six")).result is Result.DRAW
+    with pytest.raises(ValueError, match="needs"):
+        TableFile.open(path).write_search_book(replace(book, about={}))
+
+
+def test_the_engine_plays_the_books_moves_without_loading(six_book_path, six_whole):
+    """``perfect`` (and ``ultra`` in a won position) take a move that keeps the result
+    (``best_move``) where the search answers, rather than valuing every move: along the
+    book's proof, with no table loaded."""
+    tb = Tablebase.open(six_book_path)
+    engine, game = Engine(tb, "perfect", random.Random(5)), Game("six")
+    move = engine.choose(game)
+    assert six_whole.probe(play(game.position, move)).result is Result.DRAW
+    assert not tb.placement_search._loaded

@@ -427,6 +427,12 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
             valued = {mv.text: mv.value.as_dict() for mv in found.moves}
         except MissingSectorError as e:
             facts["value_error"] = str(e)
+        except SearchTimeout as e:  # the position still shows, and can be played from
+            facts["value_error"] = str(e)
+            try:  # its value alone, where the search book or earlier searches settle it
+                facts["value"] = tb.probe(pos).as_dict()
+            except SearchTimeout:
+                pass
     # under the move limit: the values of the rule at the game's count, where the file
     # holds them; the moves then come in the rule's order
     rules = {}
