@@ -43,12 +43,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 
 from bench_report import command_line, machine  # noqa: E402
 
+from morris_solver.engine import Engine  # noqa: E402
+from morris_solver.game import Game  # noqa: E402
 from morris_solver.generate import peak_rss_bytes  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.rules import successors, terminal  # noqa: E402
 from morris_solver.search_limits import SearchTimeout  # noqa: E402
 from morris_solver.storage import TableFile  # noqa: E402
+from morris_solver.values import Result  # noqa: E402
 
 TARGET_SECONDS = 5.0
 REPORT = Path("benchmarks/placement_search_report.md")
@@ -77,6 +80,47 @@ def cold(variant: str, db: Path, timeout: float | None) -> dict:
         else:
             found[name]["stderr"] = done.stderr.strip().splitlines()[-1:]
     return found
+
+
+class _WouldLoad(Exception):
+    """Raised by the load progress callback: the query needs the moving-phase tables."""
+
+
+def book_walks(db: Path, count: int, rng: random.Random) -> list[dict]:
+    """What a fresh process answers from the file's search book alone: ``count`` games
+    from the empty board in which the side the start favours plays the engine's move
+    (``perfect``: ``bestmove``'s; ``ultra``'s too where that side wins) and the other a
+    random one, each ply timed, until a query would load the
+    moving-phase tables (the walk's end) or the placement phase is over."""
+    walks = []
+    for _ in range(count):
+        tb = Tablebase.open(db, cache_bytes=1 << 30)
+
+        def refuse(done: int, total: int) -> None:
+            raise _WouldLoad
+
+        tb.search_load_progress = refuse
+        game, plies, favoured = Game(tb.variant), [], None
+        engine = Engine(tb, "perfect", rng)
+        try:
+            while game.position.mover_hand or game.position.other_hand:
+                if game.outcome() is not None:
+                    break
+                start = time.perf_counter()
+                if favoured is None:
+                    favoured = tb.probe(game.position).result is not Result.LOSS
+                mover_favoured = favoured == (len(plies) % 2 == 0)
+                move = (engine.choose(game) if mover_favoured
+                        else rng.choice(game.legal_moves()))
+                plies.append({"move": move.text(game.position.board),
+                              "engine": mover_favoured,
+                              "seconds": time.perf_counter() - start})
+                game.play(move)
+            end = "the placement's end"
+        except _WouldLoad:
+            end = "needs the tables"
+        walks.append({"plies": plies, "end": end})
+    return walks
 
 
 def timed(tb: Tablebase, budget: float | None, query):
@@ -149,6 +193,28 @@ def _median(rows: list[dict], key: str, budget: float | None) -> str:
     return f"{statistics.mean(middle):.2f}"
 
 
+def _walks_section(facts: dict) -> list[str]:
+    """The book walks' lines: how far a fresh process plays from the book alone."""
+    walks = facts.get("book_walks")
+    if not walks:
+        return []
+    reached = [len(w["plies"]) for w in walks]
+    seconds = [p["seconds"] for w in walks for p in w["plies"]] or [0.0]
+    engine = [p["seconds"] for w in walks for p in w["plies"] if p["engine"]] or [0.0]
+    ends = {end: sum(w["end"] == end for w in walks) for end in {w["end"] for w in walks}}
+    return [
+        "## From the search book alone: a fresh process", "",
+        f"{len(walks)} games from the empty board, the side the start favours playing "
+        "`perfect` (a move that keeps its result, as `bestmove`; `ultra` plays it too "
+        "where that side wins), the other a random move, until a query "
+        "needs the moving-phase tables: plies played from the book, fewest "
+        f"{min(reached)}, median {statistics.median(reached):g}, most {max(reached)} "
+        f"({', '.join(f'{n} ended: {end}' for end, n in sorted(ends.items()))}). "
+        f"A ply took at most {max(seconds):.3f} s, the engine's median "
+        f"{statistics.median(engine):.4f} s (the first query of a process includes "
+        "reading the book).", ""]
+
+
 def report(command: str, facts: dict) -> str:
     rows = facts["games"]
     by_ply: dict[int, list[dict]] = {}
@@ -186,6 +252,7 @@ def report(command: str, facts: dict) -> str:
            f"{book['min_in_hand']}+ stones in hand" if book else "") + ".", "",
         "## Cold: a fresh command", "",
         cold_line("bestmove", ""), cold_line("probe", " --json"), "",
+        *_walks_section(facts),
         "## Warm: one process holding the tables", "",
         f"`Tablebase.warm_up` (loading, then searching the start) took "
         f"{facts['warm_up_seconds']:.1f} s; peak RSS {facts['peak_rss_gib']:.2f} GiB. "
@@ -227,6 +294,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--report", type=Path, default=REPORT)
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds of search a query may take [no limit]")
+    parser.add_argument("--book-walks", type=int, default=20,
+                        help="games played from the search book alone in fresh processes")
     parser.add_argument("--cold-timeout", type=float, default=None,
                         help="seconds a fresh command may take [no limit]")
     args = parser.parse_args(argv)
@@ -247,6 +316,9 @@ def main(argv: list[str] | None = None) -> None:
     # (after an edit of solver/): a small late placement position's search
     late = Position.from_sides(tb.variant, 0b111, 0b111 << 8, 1, 0, True)
     Tablebase.open(args.db, cache_bytes=1 << 30).evaluate(late)
+    if book is not None:
+        print("walks along the book ...", flush=True)
+        facts["book_walks"] = book_walks(args.db, args.book_walks, random.Random(args.seed))
     print("cold commands ...", flush=True)
     facts["cold"] = cold(tb.variant.name, args.db, args.cold_timeout)
     print(f"warm-up ... ({facts['cold']})", flush=True)

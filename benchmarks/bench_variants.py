@@ -104,7 +104,7 @@ DISTANCE_SEARCH_BYTES = 12 * GiB
 SEARCH_TT_ENTRIES = 3 << 26
 SEARCH_SAVE_SECONDS = 20 * 60
 # the plies from the start whose proof the table file keeps as its search book
-BOOK_PLIES = 12
+BOOK_PLIES = 16
 RESULTS = ("draw", "win", "loss")
 
 
