@@ -399,6 +399,31 @@ def _tt_put(tt_holder, key, lower, upper, state, max_entries):
 
 
 @njit(cache=True)
+def _tt_bounds(tt, min_in_hand):
+    """``PlacementSearch.bounds`` unsorted, in two passes over the table, so that only
+    what is kept takes memory (Morabaraba's table: 4.3 GB; a copy of a column, another
+    2 GB)."""
+    count = 0
+    for i in range(tt.shape[0]):
+        if tt[i, 0] != 0 and _stones_in_hand(tt[i, 0] - 1) >= min_in_hand:
+            count += 1
+    keys = np.empty(count, np.int64)
+    lower = np.empty(count, np.int8)
+    upper = np.empty(count, np.int8)
+    n = 0
+    for i in range(tt.shape[0]):
+        if tt[i, 0] == 0 or _stones_in_hand(tt[i, 0] - 1) < min_in_hand:
+            continue
+        packed = tt[i, 1]
+        low = max(packed >> 32, -1)
+        up = min(((packed & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000, 1)
+        if low > -1 or up < 1:  # bounds something
+            keys[n], lower[n], upper[n] = tt[i, 0] - 1, low, up
+            n += 1
+    return keys[:n], lower[:n], upper[:n]
+
+
+@njit(cache=True)
 def _tt_merge(tt_holder, keys, lower, upper, state, max_entries):
     """Add bounds from elsewhere (a file's search book), each narrowing what the table
     already holds on its key."""
@@ -794,16 +819,9 @@ class PlacementSearch:
         table file keeps (``TableFile.write_search_book``)."""
         if self.metric != "wdl":
             raise ValueError("a search book holds win/draw/loss bounds: search with metric 'wdl'")
-        tt = self._tt[0]
-        used = tt[:, 0] != 0
-        keys, packed = tt[used, 0] - 1, tt[used, 1]
-        lower = np.maximum(packed >> 32, -1)
-        upper = np.minimum(((packed & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000, 1)
-        in_hand = (keys >> 5 & 31) + (keys & 31)
-        keep = (in_hand >= min_in_hand) & ((lower > -1) | (upper < 1))
-        order = np.argsort(keys[keep], kind="stable")
-        return (keys[keep][order], lower[keep][order].astype(np.int8),
-                upper[keep][order].astype(np.int8))
+        keys, lower, upper = _tt_bounds(self._tt[0], min_in_hand)
+        order = np.argsort(keys, kind="stable")
+        return keys[order], lower[order], upper[order]
 
     def add_bounds(self, keys: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """Take up bounds that ``bounds`` gave (a file's search book): true whatever the
