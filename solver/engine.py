@@ -117,8 +117,8 @@ class Engine:
         return self.rng.choice(keep).move
 
     def _searched(self, game: Game) -> bool:
-        """Whether ``game``'s position is one the search answers, probably: a
-        placement position, where the file lacks placement sectors."""
+        """Whether ``game``'s position may be one the search answers: a placement
+        position, and the file lacks placement sectors (not necessarily its own)."""
         pos = game.position
         return bool(pos.mover_hand or pos.other_hand) and self.tb.may_search()
 
