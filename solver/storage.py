@@ -542,7 +542,7 @@ def _checked_book(path: Path, f: h5py.File) -> SearchBook | None:
         return None
     variant = f.attrs.get("variant", "VARIANT")
     bad = (f"{path} has a damaged search book: 'morris value {variant} --search --book "
-           f"--db {path}' writes it afresh")
+           f"PLIES --db {path}' writes it afresh")
     if not isinstance(group, h5py.Group) or {"keys", "lower", "upper"} - set(group):
         raise TableError(bad)
     keys, lower, upper = (group[name][...] for name in ("keys", "lower", "upper"))

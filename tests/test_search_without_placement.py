@@ -324,7 +324,7 @@ def test_a_damaged_search_book_is_one_line(six_book_path, tmp_path):
     with h5py.File(path, "a") as f:
         del f["search_book/lower"]
         f["search_book/lower"] = np.full(len(f["search_book/keys"]), 2, np.int8)
-    with pytest.raises(TableError, match="damaged search book.*writes it afresh"):
+    with pytest.raises(TableError, match="damaged search book.*--book PLIES .*writes it afresh"):
         Tablebase.open(path).probe(Position.start("six"))
     result = CliRunner().invoke(main, ["probe", "six", "", "--db", str(path)])
     assert result.exit_code == 1 and "Traceback" not in result.output
