@@ -22,7 +22,6 @@ from starlette.testclient import TestClient
 from morris_cli.web.app import create_app
 from morris_solver.storage import TableFile
 
-
 MAX_PLIES = 200  # a game longer than this stops (the draw rules end most before)
 
 
