@@ -552,7 +552,10 @@ def _checked_book(path: Path, f: h5py.File) -> SearchBook | None:
             or np.any(keys[1:] <= keys[:-1]) or np.any(keys < 0)):
         raise TableError(bad)
     about = {k: _plain(v) for k, v in group.attrs.items()}
-    if set(BOOK_ABOUT_KEYS) - set(about):
+    if (set(BOOK_ABOUT_KEYS) - set(about)
+            or not all(_is_int(about[k]) for k in ("nodes", "min_in_hand", "draw_rule"))
+            or not all(isinstance(about[k], str) for k in ("root", "result"))
+            or not isinstance(about["seconds"], int | float)):
         raise TableError(bad)
     return SearchBook(keys, lower, upper, about)
 

@@ -336,6 +336,12 @@ def test_a_damaged_search_book_is_one_line(six_book_path, tmp_path):
     assert Tablebase.open(path).probe(Position.start("six")).result is Result.DRAW
     with pytest.raises(ValueError, match="needs"):
         TableFile.open(path).write_search_book(replace(book, about={}))
+    # a crafted attribute of the wrong type: one line from 'morris info' too
+    with h5py.File(path, "a") as f:
+        f["search_book"].attrs["nodes"] = "many"
+    result = CliRunner().invoke(main, ["info", str(path)])
+    assert result.exit_code == 1 and "damaged search book" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_the_engine_plays_the_books_moves_without_loading(six_book_path, six_whole):
