@@ -50,7 +50,6 @@ from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import Tablebase  # noqa: E402
 from morris_solver.rules import successors, terminal  # noqa: E402
 from morris_solver.search_limits import SearchTimeout  # noqa: E402
-from morris_solver.storage import TableFile  # noqa: E402
 from morris_solver.values import Result  # noqa: E402
 
 TARGET_SECONDS = 5.0
@@ -138,11 +137,8 @@ def timed(tb: Tablebase, budget: float | None, query):
 
 def restart_search(tb: Tablebase) -> None:
     """The search's table as the warm-up left it: cleared, the file's book taken up."""
-    search = tb.placement_search
-    search.clear()
-    book = TableFile.open(tb.path).search_book()
-    if book is not None:
-        search.add_bounds(book.keys, book.lower, book.upper)
+    tb.placement_search.clear()
+    tb._route.take_up_book(tb.placement_search)
 
 
 def games(tb: Tablebase, count: int, share: float, rng: random.Random,

@@ -74,10 +74,15 @@ class SearchRoute:
         from .search import PlacementSearch
 
         search = PlacementSearch(self._tb)
-        book = self._table.search_book()
-        if book is not None and book.about["draw_rule"] == 0:  # the game's values
-            search.add_bounds(book.keys, book.lower, book.upper)
+        self.take_up_book(search)
         return search
+
+    def take_up_book(self, search: PlacementSearch) -> None:
+        """Put the bounds of the file's search book, if it has one of the game's values,
+        into ``search``'s table (a cleared one too: ``bench_placement_search.py``)."""
+        book = self._table.search_book()
+        if book is not None and book.about["draw_rule"] == 0:
+            search.add_bounds(book.keys, book.lower, book.upper)
 
     @cached_property
     def _reachable(self) -> set[Sector]:

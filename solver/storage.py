@@ -477,11 +477,7 @@ class TableFile:
                                      chunks=True, **_COMPRESSION)
             for k, v in book.about.items():
                 group.attrs[k] = v
-            f.flush()
-            if _BOOK in f:
-                del f[_BOOK]
-            f.move(tmp, _BOOK)
-            f.flush()
+            _commit(f, f, tmp, _BOOK)
 
     def write_sector(
         self, sector: Sector, codes: np.ndarray, stats: dict, layer: str = SECTORS
@@ -502,11 +498,17 @@ class TableFile:
             )
             for k, v in stats.items():
                 ds.attrs[k] = v
-            f.flush()
-            if key in group:
-                del group[key]
-            group.move(tmp, key)
-            f.flush()
+            _commit(f, group, tmp, key)
+
+
+def _commit(f: h5py.File, group: h5py.Group, tmp: str, name: str) -> None:
+    """Give ``group``'s entry ``tmp``, written whole, its ``name`` in one step, replacing
+    what had that name: a reader sees the old entry or the new one, never half of it."""
+    f.flush()
+    if name in group:
+        del group[name]
+    group.move(tmp, name)
+    f.flush()
 
 
 @dataclass(frozen=True)
