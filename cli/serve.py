@@ -66,8 +66,8 @@ def listen(host: str, port: int) -> socket.socket:
               "at once); more are refused with 429.")
 @click.option("--search-seconds", type=FiniteFloat(0.1, 3600), default=20.0, show_default=True,
               help="For a table file without its placement tables: how long the search that "
-              "answers a placement position may run (503 past it); other reads never wait "
-              "for it.")
+              "answers a placement position may run (503 past it; the board still shows the "
+              "position, without the values not found); other reads never wait for it.")
 @click.option("--forwarded-allow-ips", metavar="IPS",
               help="Behind a reverse proxy: the proxy's addresses (comma-separated, or *), "
               "whose X-Forwarded-For header gives the client's address for the room limit. "

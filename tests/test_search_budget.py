@@ -181,6 +181,7 @@ def test_a_search_out_of_time_is_a_503_in_one_line(six_moving_path, six_whole):
         assert answer.status_code == 200
         game = answer.json()
         assert "took longer than 0 s" in game["value_error"] and game["value"] is None
+        assert game["values_timed_out"] is True
         assert game["moves"] and all(move["value"] is None for move in game["moves"])
         plain = client.get("/api/probe", params={"variant": "six", "position": MOVING})
         moving = Position.parse(MOVING, "six")

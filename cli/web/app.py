@@ -412,6 +412,7 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
         "quiet_plies_limit": played.move_limit if played.draw_rules else None,
         "value": None,
         "value_error": None,
+        "values_timed_out": False,  # the search ran out of its budget: values left out
         "moves": [],
     }
     legal = {move.text(board): move for move in played.legal_moves()}
@@ -428,7 +429,7 @@ def _game_json(played: Game, tb: Tablebase | None) -> dict:
         except MissingSectorError as e:
             facts["value_error"] = str(e)
         except SearchTimeout as e:  # the position still shows, and can be played from
-            facts["value_error"] = str(e)
+            facts["value_error"], facts["values_timed_out"] = str(e), True
             try:  # its value alone, where the search book or earlier searches settle it
                 facts["value"] = tb.probe(pos).as_dict()
             except SearchTimeout:

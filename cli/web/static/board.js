@@ -178,8 +178,8 @@ async function engineMove() {
   if (isLatest(request)) await load({ ...game(), moves: [...state.moves, move], redo: [] });
 }
 
-function valueText(value) {
-  if (!value) return "no table";
+function valueText(value, timedOut = false) {
+  if (!value) return timedOut ? "not found in time" : "no table";
   // a searched win or loss has no distance (plies null)
   return value.plies === null ? value.result : `${value.result} in ${value.plies}`;
 }
@@ -259,11 +259,12 @@ function renderValue(data, show) {
   const side = data.to_move === "white" ? "White" : "Black";
   const value = $("value");
   const plies = data.value && data.value.plies !== null ? " plies" : "";
-  value.textContent = show ? `${side}: ${valueText(data.value)}${plies}` : "";
+  value.textContent = show ? `${side}: ${valueText(data.value, data.values_timed_out)}${plies}` : "";
   value.className = show && data.value ? data.value.result : "";
   value.dataset.result = data.value ? data.value.result : "";
   value.dataset.plies = data.value && data.value.plies !== null ? data.value.plies : "";
-  if (show && data.value_error) value.title = data.value_error;
+  value.title = show && data.value_error ? data.value_error : "";
+  if (show && data.values_timed_out) value.textContent += " (the moves' values: not found in time)";
   if (show && data.searched) {  // no placement table: the moving phase's search answered
     const s = data.searched;
     value.textContent += ` (searched: ${s.nodes.toLocaleString("en")} nodes, ${s.seconds.toFixed(2)} s)`;
@@ -290,7 +291,7 @@ function renderMoves(data, show) {
     li.dataset.move = move.move;
     li.dataset.result = move.value ? move.value.result : "";
     li.dataset.plies = move.value && move.value.plies !== null ? move.value.plies : "";
-    li.textContent = show ? `${move.move}  ${valueText(move.value)}` : move.move;
+    li.textContent = show ? `${move.move}  ${valueText(move.value, data.values_timed_out)}` : move.move;
     if (show && move.value) li.className = move.value.result;
     if (move.rule) {  // under the draw rule: its result decides the colour
       li.dataset.ruleResult = move.rule.result;
