@@ -163,15 +163,25 @@ def seed_of(*parts: object) -> int:
 
 
 def play_pairing(db: str, first: str, second: str, games: int, starts: list[str],
-                 seed: int, cache_bytes: int = DEFAULT_CACHE_BYTES) -> dict:
+                 seed: int, cache_bytes: int = DEFAULT_CACHE_BYTES,
+                 warm: bool = False) -> dict:
     """``games`` games of ``first`` against ``second``: game i from start i // 2, with
     ``first`` White in even games; each player's seed from the pairing and the game.
-    ``cache_bytes`` bounds the sectors kept loaded, per layer read."""
+    ``cache_bytes`` bounds the sectors kept loaded, per layer read; ``warm`` plays the
+    games once untimed first, so that the times are those of sectors already loaded."""
     tb = Tablebase.open(db, cache_bytes)
+    if warm:
+        for i in range(games):
+            start = Position.parse(starts[(i // 2) % len(starts)], tb.variant)
+            one = player(first, tb, seed_of(seed, first, second, i, 1))
+            two = player(second, tb, seed_of(seed, first, second, i, 2))
+            play_game(tb, start, *((one, two) if i % 2 == 0 else (two, one)))
     wins = draws = losses = plies = 0
     checked = {first: 0, second: 0}
     worse = {first: 0, second: 0}
     reasons: dict[str, int] = {}
+    # the first player's games by its result at the start: [wins, draws, losses]
+    by_start: dict[str, list[int]] = {}
     times: list[float] = []  # the first player's, a move each
     began = time.perf_counter()
     for i in range(games):
@@ -180,11 +190,15 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
         two = player(second, tb, seed_of(seed, first, second, i, 2))
         first_white = i % 2 == 0
         white, black = (one, two) if first_white else (two, one)
+        at_start = tb.rule_probe(start, 0, DEFAULT_LIMIT).result
+        if first_white != start.white_to_move:
+            at_start = at_start.flipped()
         game = play_game(tb, start, white, black)
         result = Result(game["white"]) if first_white else Result(game["white"]).flipped()
         wins += result is Result.WIN
         draws += result is Result.DRAW
         losses += result is Result.LOSS
+        by_start.setdefault(at_start.value, [0, 0, 0])[_ORDER[result]] += 1
         plies += game["plies"]
         times += game["times"][first_white]
         reasons[game["reason"]] = reasons.get(game["reason"], 0) + 1
@@ -193,7 +207,8 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
             worse[name] += game["worse"][side]
     return {"first": first, "second": second, "games": games, "wins": wins, "draws": draws,
             "losses": losses, "plies": plies, "endings": reasons, "checked_moves": checked,
-            "worse_moves": worse, "seconds": round(time.perf_counter() - began, 1),
+            "worse_moves": worse, "by_start": by_start,
+            "seconds": round(time.perf_counter() - began, 1),
             "move_seconds": move_seconds(times)}
 
 
@@ -234,7 +249,7 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> None:
                if line.strip()] if args.starts else [str(Position.start(tb.variant))])
     settings = {"db": str(args.db), "variant": tb.variant.name, "games": args.games,
                 "starts": starts, "seed": args.seed, "move_limit": DEFAULT_LIMIT,
-                "noisy": NOISY}
+                "noisy": NOISY} | ({"warm": True} if args.warm else {})
     path = RECORDS / f"{args.name}.json"
     record = json.loads(path.read_text()) if path.exists() else {}
     if {k: record.get("settings", {}).get(k) for k in settings if k != "db"} != {
@@ -249,7 +264,8 @@ def run(args: argparse.Namespace, argv: list[str] | None) -> None:
     todo = [pair for pair in pairings(args.engines, args.opponents, args.ladder)
             if pair not in done]
     cache_bytes = int(args.cache_gib * 2**30)
-    tasks = [(str(args.db), a, b, args.games, starts, args.seed, cache_bytes) for a, b in todo]
+    tasks = [(str(args.db), a, b, args.games, starts, args.seed, cache_bytes, args.warm)
+             for a, b in todo]
     RECORDS.mkdir(exist_ok=True)
     with multiprocessing.Pool(args.jobs) as pool, tqdm(total=len(tasks), unit="pairing") as bar:
         for found in pool.imap_unordered(_play, tasks):
@@ -341,6 +357,7 @@ def sections(record: dict) -> list[str]:
             won = rate(p["wins"], decided) if decided else "no game decided"
             lines.append(f"| {p['first']} | {p['second']} | {p['wins']} | {p['draws']} | "
                          f"{p['losses']} | {won} |")
+    lines += by_start_section(record)
     criteria = sorted({first for first, _ in by_pair if first.startswith("ultra-")})
     if criteria and opponents:
         lines += ["", "### `ultra`'s criterion (docs/engine.md)", "",
@@ -368,6 +385,30 @@ def sections(record: dict) -> list[str]:
         for name, (n, bad) in sorted(fallible.items()):
             lines.append(f"| {name} | {n:,} | {rate(n - bad, n)} |")
     return lines + [""]
+
+
+def by_start_section(record: dict) -> list[str]:
+    """The games split by the first player's result at the start under the rule, where
+    the starts differ in it (sampled starts): which kind of start a score comes from."""
+    split = [p for p in record["pairings"] if len(p.get("by_start", {})) > 1]
+    if not split:
+        return []
+    kinds = [r.value for r in _ORDER if any(r.value in p["by_start"] for p in split)]
+    lines = ["", "### By the start's value for the first player", "",
+             "Each cell: the first player's score in the games from starts of that value "
+             "under the rule, then its wins-draws-losses there.", "",
+             "| first | second | " + " | ".join(f"from a {k}" for k in kinds) + " |",
+             "|---|---|" + "---|" * len(kinds)]
+    order = {name: i for i, name in enumerate((*ENGINES, *OPPONENTS))}
+    for p in sorted(split, key=lambda p: (order.get(p["second"], 99),
+                                          order.get(p["first"], 99), p["first"])):
+        cells = []
+        for kind in kinds:
+            w, d, lost = p["by_start"].get(kind, (0, 0, 0))
+            cells.append(f"{score_text({'wins': w, 'draws': d, 'losses': lost})} "
+                         f"{w}-{d}-{lost}" if w + d + lost else "-")
+        lines.append(f"| {p['first']} | {p['second']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def merged(records: list[dict]) -> list[dict]:
@@ -421,10 +462,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="GiB of sectors a job keeps loaded, for each of the two layers "
                         "it reads (the game's values and those under the rule) "
                         f"[{DEFAULT_CACHE_BYTES / 2**30:g}]")
+    parser.add_argument("--warm", action="store_true",
+                        help="play each pairing's games once untimed first: the times a move "
+                        "of a process whose sectors are loaded (a separate record)")
     parser.add_argument("--report-only", action="store_true")
     args = parser.parse_args(argv)
     if args.cache_gib <= 0 or args.jobs < 1:
         parser.error("--cache-gib must be above 0 and --jobs at least 1")
+    if args.starts and not Path(args.starts).is_file():
+        parser.error(f"no file {args.starts} for --starts")
     try:
         if not args.report_only:
             if not args.db:

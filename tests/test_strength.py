@@ -451,6 +451,12 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
         assert p["worse_moves"][p["first"]] == 0
         assert p["checked_moves"][p["first"]] > 0
         assert p["checked_moves"][p["second"]] > 0  # the fallible side's moves too
+        by_start = p["by_start"]  # [wins, draws, losses] by the first's result at the start
+        assert [sum(c) for c in zip(*by_start.values(), strict=True)] == [
+            p["wins"], p["draws"], p["losses"]]
+        # each start is played from either side, so the first holds a won start's lost side
+        # as often as its won side
+        assert sum(by_start["win"]) == sum(by_start.get("loss", ())) > 0
     worse = sum(p["worse_moves"]["random"] for p in pairs.values() if p["second"] == "random")
     assert worse > 0  # a random player gives values away, and the check sees it
     report = (tmp_path / "report.md").read_text()
@@ -458,9 +464,30 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     assert "How often the fallible players keep the value" in report
     assert "| random |" in report.split("fallible players keep the value")[1]
     assert "What `ultra` gains" in report and "| ultra | perfect |" in report
+    assert "By the start's value for the first player" in report
     again = record["pairings"]
     bench_strength.main(argv)  # resumes: nothing left to play
     assert json.loads((tmp_path / "records" / "six4.json").read_text())["pairings"] == again
+
+
+def test_a_warm_pairing_plays_the_same_games_in_a_record_of_its_own(six_rules, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setattr(bench_strength, "RECORDS", tmp_path / "records")
+    monkeypatch.setattr(bench_strength, "REPORT", tmp_path / "report.md")
+    common = ["--db", str(six_rules), "--games", "4", "--sample-starts", "2", "--max-stones",
+              "4", "--engines", "ultra", "--opponents", "noisy-0.1", "--no-ladder"]
+    bench_strength.main(common + ["--name", "cold"])
+    (tmp_path / "records" / "warm_starts.txt").write_text(
+        (tmp_path / "records" / "cold_starts.txt").read_text())
+    bench_strength.main(common + ["--name", "warm", "--warm"])
+    cold, warm = (json.loads((tmp_path / "records" / f"{name}.json").read_text())
+                  for name in ("cold", "warm"))
+    assert warm["settings"].pop("warm") is True and "warm" not in cold["settings"]
+    keys = ("wins", "draws", "losses", "plies", "endings", "by_start")
+    assert [{k: p[k] for k in keys} for p in warm["pairings"]] == [
+        {k: p[k] for k in keys} for p in cold["pairings"]]  # the same games, from seeds
+    report = (tmp_path / "report.md").read_text()
+    assert "## cold:" in report and "## warm:" in report  # not merged: other settings
 
 
 def test_the_benchmark_needs_the_rule_values(table_paths, tmp_path, monkeypatch, capsys):
