@@ -184,18 +184,27 @@ def _negamax(R, frames, moves, first, last):
 
 
 @njit(cache=True)
-def _root_scores(mover, other, WF, BF, depth, frames, moves, out_score, *tables):
+def _root_scores(mover, other, WF, BF, depth, exact, frames, moves, out_score, *tables):
     """Every successor of a position that is not over, into ``moves[0]`` (mover, other,
-    kind), and its score for the side to move into ``out_score``; returns how many."""
+    kind), and its score for the side to move into ``out_score``; returns how many.
+    With ``exact`` each score is exact; else only the best moves' are, and every other
+    move's is an upper bound on its score, below the best: each move is searched for
+    whether it reaches the best score so far, which prunes most of the subtrees of the
+    moves that do not."""
     R = RuleTables(*tables)
     buf = moves[0]
     count = gen_moves(R, mover, other, popcount(mover), WF, buf[0], buf[1], buf[2])
+    best = -_INF
     for j in range(count):
         child = frames[1]
         child[_MOVER], child[_OTHER] = buf[0, j], buf[1, j]
         child[_WF], child[_BF] = BF, max(WF - 1, 0)
-        child[_ALPHA], child[_BETA] = -_INF, _INF
+        # from the root's side the window is (best - 1, inf): a score equal to the best
+        # so far lies inside it, so ties stay exact
+        child[_ALPHA] = -_INF
+        child[_BETA] = _INF if exact or best == -_INF else 1 - best
         out_score[j] = -_negamax(R, frames, moves, 1, depth)
+        best = max(best, out_score[j])
     return count
 
 
@@ -215,9 +224,11 @@ class HeuristicPlayer:
         self._moves = np.empty((depth, 3, MAX_MOVES), dtype=np.int64)
         self._scores = np.empty(MAX_MOVES, dtype=np.int64)
 
-    def scores(self, position: Position) -> list[tuple[Move, int]]:
+    def scores(self, position: Position, exact: bool = True) -> list[tuple[Move, int]]:
         """Every legal move with its alpha-beta score (larger is better for the side to
-        move), in ``legal_moves`` order; empty when the game is over."""
+        move), in ``legal_moves`` order; empty when the game is over. Without ``exact``
+        only the best moves' scores are exact, the others' are bounds above their scores
+        and below the best (faster: all that ``choose`` needs)."""
         if position.variant != self.variant:
             raise ValueError(
                 f"a {position.variant.name} position for a {self.variant.name} player"
@@ -226,7 +237,7 @@ class HeuristicPlayer:
             return []
         mover, other = position.mover, position.other
         count = _root_scores(
-            mover, other, position.mover_hand, position.other_hand, self.depth,
+            mover, other, position.mover_hand, position.other_hand, self.depth, exact,
             self._frames, self._moves, self._scores, *self._tables,
         )
         # successor masks -> score; a double mill may list one successor twice (its two
@@ -254,6 +265,6 @@ class HeuristicPlayer:
         included)."""
         if game.outcome() is not None:
             raise MorrisError("the game is over: there is no move to choose")
-        scored = self.scores(game.position)
+        scored = self.scores(game.position, exact=False)
         best = max(score for _, score in scored)
         return self.rng.choice([move for move, score in scored if score == best])

@@ -252,6 +252,25 @@ def test_scores_match_a_plain_negamax_in_every_variant(variant):
             assert player.scores(position) == reference_scores(position, depth), str(position)
 
 
+@pytest.mark.parametrize("variant", ["six", "nine", "twelve"])
+def test_the_fast_scores_keep_the_best_moves_and_their_score(variant):
+    """``choose`` reads scores searched with the window narrowed to the best so far:
+    the best moves and their score must be those of the exact search, every other move
+    below them; deep enough (4 plies) that the narrowed window prunes."""
+    pruned = 0
+    for position in random_positions(variant, 12, seed=7):
+        player = HeuristicPlayer(variant, 4, random.Random(0))
+        exact = player.scores(position)
+        fast = player.scores(position, exact=False)
+        best = max(score for _, score in exact)
+        assert [m for m, v in fast if v == best] == [m for m, v in exact if v == best]
+        # another move's score: a bound between its exact score and the best
+        assert all(e <= f < best for (_, e), (_, f) in zip(exact, fast, strict=True)
+                   if e != best)
+        pruned += fast != exact
+    assert pruned  # some other move's score was a bound, not its exact value
+
+
 def test_scores_a_full_board_draw():
     """Twelve Men's Morris: Black's last placement fills the board, and White, unable to
     move, draws (or loses, where Black's placement closed a mill and removed a stone)."""
