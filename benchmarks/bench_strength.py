@@ -56,7 +56,7 @@ from morris_solver.drawrules import DEFAULT_LIMIT  # noqa: E402
 from morris_solver.engine import STRENGTHS  # noqa: E402
 from morris_solver.errors import MorrisError  # noqa: E402
 from morris_solver.game import Game  # noqa: E402
-from morris_solver.opponents import BASELINES, NOISY, player  # noqa: E402
+from morris_solver.opponents import BASELINES, NOISY, Player, player  # noqa: E402
 from morris_solver.position import Position  # noqa: E402
 from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
 from morris_solver.rules import terminal  # noqa: E402
@@ -170,12 +170,17 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
     ``cache_bytes`` bounds the sectors kept loaded, per layer read; ``warm`` plays the
     games once untimed first, so that the times are those of sectors already loaded."""
     tb = Tablebase.open(db, cache_bytes)
+
+    def setup(i: int) -> tuple[Position, Player, Player]:
+        """Game i's start, White and Black."""
+        one = player(first, tb, seed_of(seed, first, second, i, 1))
+        two = player(second, tb, seed_of(seed, first, second, i, 2))
+        return (Position.parse(starts[(i // 2) % len(starts)], tb.variant),
+                *((one, two) if i % 2 == 0 else (two, one)))
+
     if warm:
         for i in range(games):
-            start = Position.parse(starts[(i // 2) % len(starts)], tb.variant)
-            one = player(first, tb, seed_of(seed, first, second, i, 1))
-            two = player(second, tb, seed_of(seed, first, second, i, 2))
-            play_game(tb, start, *((one, two) if i % 2 == 0 else (two, one)))
+            play_game(tb, *setup(i))
     wins = draws = losses = plies = 0
     checked = {first: 0, second: 0}
     worse = {first: 0, second: 0}
@@ -185,11 +190,8 @@ def play_pairing(db: str, first: str, second: str, games: int, starts: list[str]
     times: list[float] = []  # the first player's, a move each
     began = time.perf_counter()
     for i in range(games):
-        start = Position.parse(starts[(i // 2) % len(starts)], tb.variant)
-        one = player(first, tb, seed_of(seed, first, second, i, 1))
-        two = player(second, tb, seed_of(seed, first, second, i, 2))
+        start, white, black = setup(i)
         first_white = i % 2 == 0
-        white, black = (one, two) if first_white else (two, one)
         at_start = tb.rule_probe(start, 0, DEFAULT_LIMIT).result
         if first_white != start.white_to_move:
             at_start = at_start.flipped()
