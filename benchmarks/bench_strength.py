@@ -315,7 +315,7 @@ def sections(record: dict) -> list[str]:
     lines = [f"## {record['name']}: {s['variant']}, {s['games']} games a pairing", "",
              "Commands: " + "; ".join(f"`{c}`" for c in record["commands"])
              + f" (commit {record['commit']}, last pairing {record['updated']}); "
-             f"{len(s['starts'])} start position(s), each played from either side; "
+             f"{_starts_played(s)} start position(s), each played from either side; "
              f"{record['machine']}. A noisy opponent's correct move: "
              f"{s.get('noisy', NOISY_BEFORE)}.", "",
              "Moves of the players that must keep their result (every strength but "
@@ -387,6 +387,13 @@ def sections(record: dict) -> list[str]:
         for name, (n, bad) in sorted(fallible.items()):
             lines.append(f"| {name} | {n:,} | {rate(n - bad, n)} |")
     return lines + [""]
+
+
+def _starts_played(settings: dict) -> str:
+    """How many of the starts the games reached (game i plays start i // 2)."""
+    count, played = len(settings["starts"]), min(len(settings["starts"]),
+                                                  (settings["games"] + 1) // 2)
+    return str(count) if played == count else f"the first {played} of {count}"
 
 
 def by_start_section(record: dict) -> list[str]:

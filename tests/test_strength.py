@@ -465,6 +465,7 @@ def test_the_benchmark_plays_checks_and_reports(six_rules, tmp_path, monkeypatch
     assert "| random |" in report.split("fallible players keep the value")[1]
     assert "What `ultra` gains" in report and "| ultra | perfect |" in report
     assert "By the start's value for the first player" in report
+    assert "the first 3 of 4 start position(s)" in report  # 6 games reach 3 starts
     again = record["pairings"]
     bench_strength.main(argv)  # resumes: nothing left to play
     assert json.loads((tmp_path / "records" / "six4.json").read_text())["pairings"] == again
