@@ -15,7 +15,13 @@ With ``--starts`` it times one move from each of the first ``--count`` positions
 (one a line; the strength benchmark's sampled moving-phase starts, say) instead, twice:
 the move as ``choose`` finds it (each root move searched against the best score so far)
 and every move's exact score (``scores(exact=True)``, how ``choose`` searched before);
-the record goes to ``VARIANT-starts.json``.
+the record goes to ``VARIANT-starts.json``. ``--node-budget N`` times a third search, the
+chosen move's with the engine's node budget (``heuristic.HeuristicPlayer``'s
+``node_budget``: fewer plies where the depth would search more nodes), and counts the
+positions it cut; its record is ``VARIANT-starts-budget.json``:
+
+    python benchmarks/bench_table_free.py nine --depths 7 \
+        --starts benchmarks/strength/nine-moving_starts.txt --count 200 --node-budget 5000000
 """
 
 from __future__ import annotations
@@ -57,20 +63,31 @@ def time_depth(variant: str, depth: int, games: int, plies: int) -> dict:
             "max_seconds": max(times)}
 
 
-def time_starts(variant: str, depth: int, starts: list[Position]) -> dict:
+def time_starts(variant: str, depth: int, starts: list[Position],
+                node_budget: int | None = None) -> dict:
     """One move from each start at ``depth``: the chosen move's search and the exact
-    scores of every move, interleaved, each timed."""
+    scores of every move (and with ``node_budget`` the chosen move's search within it),
+    interleaved, each timed."""
     player = HeuristicPlayer(variant, depth, random.Random(0))
+    budgeted = HeuristicPlayer(variant, depth, random.Random(0), node_budget)
     player.scores(starts[0], exact=False)  # the kernel loaded before timing
-    times: dict[str, list[float]] = {"choose": [], "exact": []}
+    searches = [("exact", player, True), ("choose", player, False)]
+    if node_budget is not None:
+        searches.append(("budget", budgeted, False))
+    times: dict[str, list[float]] = {name: [] for name, _, _ in searches}
+    cut = 0
     for position in starts:
-        for name, exact in (("exact", True), ("choose", False)):
+        for name, searcher, exact in searches:
             start = time.perf_counter()
-            player.scores(position, exact=exact)
+            searcher.scores(position, exact=exact)
             times[name].append(time.perf_counter() - start)
-    return {"depth": depth, "positions": len(starts)} | {
+        cut += budgeted.searched_depth < depth
+    row = {"depth": depth, "positions": len(starts)} | {
         f"{name}_{stat}": fn(found) for name, found in times.items()
         for stat, fn in (("total_seconds", sum), ("max_seconds", max))}
+    if node_budget is not None:
+        row |= {"node_budget": node_budget, "budget_cut_positions": cut}
+    return row
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -83,6 +100,8 @@ def main(argv: list[str] | None = None) -> None:
                         "from each (see above) instead of self-play")
     parser.add_argument("--count", type=int, default=30,
                         help="with --starts: the first N positions [30]")
+    parser.add_argument("--node-budget", type=int, help="with --starts: time the chosen "
+                        "move's search within this many nodes too (see above)")
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
     rows = []
@@ -96,25 +115,32 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"{args.starts}: {e}")
         if not starts:
             parser.error(f"no position in {args.starts}")
+    if args.node_budget is not None and (not args.starts or args.node_budget < 1):
+        parser.error("--node-budget needs --starts and at least 1 node")
     for depth in args.depths if not args.starts else ():
         rows.append(time_depth(args.variant, depth, args.games, args.plies))
         row = rows[-1]
         print(f"depth {depth}: {row['moves']} moves, {row['mean_seconds']:.3f} s a move on "
               f"average, {row['max_seconds']:.2f} s at most", flush=True)
     for depth in args.depths if args.starts else ():
-        rows.append(time_starts(args.variant, depth, starts))
+        rows.append(time_starts(args.variant, depth, starts, args.node_budget))
         row = rows[-1]
         print(f"depth {depth}, {row['positions']} positions: choose "
               f"{row['choose_total_seconds']:.1f} s in all ({row['choose_max_seconds']:.2f} s "
               "at most), every move exact "
               f"{row['exact_total_seconds']:.1f} s ({row['exact_max_seconds']:.2f} s at most)",
               flush=True)
+        if args.node_budget is not None:
+            print(f"  within {args.node_budget:,} nodes: {row['budget_total_seconds']:.1f} s "
+                  f"in all ({row['budget_max_seconds']:.2f} s at most), "
+                  f"{row['budget_cut_positions']} positions searched less deep", flush=True)
     OUT.mkdir(exist_ok=True)
     record = {"command": command_line("benchmarks/bench_table_free.py",
                                       argv if argv is not None else sys.argv[1:]),
               "toolkit": toolkit_commit(), "machine": machine(), "note": args.note,
               "depths": rows}
-    path = OUT / f"{args.variant}{'-starts' if args.starts else ''}.json"
+    suffix = ("-starts" if args.starts else "") + ("-budget" if args.node_budget else "")
+    path = OUT / f"{args.variant}{suffix}.json"
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"wrote {path}")
 

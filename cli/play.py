@@ -133,7 +133,8 @@ class Session:
     help="; ".join(f"{name}: {what}" for name, what in STRENGTHS.items())
     + " (measured in benchmarks/strength_report.md). Without a table file the computer "
     "searches instead, not perfectly: "
-    + ", ".join(f"{name} {depth} plies" for name, depth in SEARCH_DEPTHS.items()) + ".",
+    + ", ".join(f"{name} {depth} plies" for name, depth in SEARCH_DEPTHS.items())
+    + " (fewer where the moves are too many for a move's search budget).",
 )
 @click.option(
     "--color",

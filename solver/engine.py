@@ -54,6 +54,10 @@ _ORDER = {Result.WIN: 0, Result.DRAW: 1, Result.LOSS: 2}  # better first, for ei
 # the table-free engine's plies of search for each strength: three depths, as the
 # strengths without tables (ultra and perfect are the deepest; neither is perfect then)
 SEARCH_DEPTHS = {"ultra": 7, "perfect": 7, "strong": 4, "easy": 2}
+# the nodes a table-free move may search before it settles for a ply less (heuristic's
+# node_budget): about 0.6 s on this machine, where a side that flies has too many moves
+# for 7 plies (docs/engine.md)
+SEARCH_NODE_BUDGET = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -308,27 +312,33 @@ def repeated(game: Game) -> bool:
 
 class SearchEngine:
     """The engine without tables: the alpha-beta search of ``heuristic`` (stones, mills,
-    mobility) ``SEARCH_DEPTHS[strength]`` plies deep, ties broken by ``rng``. Fast (on
-    Nine Men's Morris 0.23 s a move on average at 7 plies: docs/engine.md) and
-    fallible: it keeps no game-theoretic result."""
+    mobility) ``SEARCH_DEPTHS[strength]`` plies deep, or less where that would search
+    more than ``SEARCH_NODE_BUDGET`` nodes, ties broken by ``rng``. Fast (on Nine Men's
+    Morris 0.23 s a move on average at 7 plies: docs/engine.md) and fallible: it keeps
+    no game-theoretic result."""
 
     def __init__(self, variant: Variant, strength: str, rng: random.Random):
         if strength not in STRENGTHS:
             raise ValueError(f"unknown strength {strength!r}; choose from {', '.join(STRENGTHS)}")
         self.variant, self.strength = variant, strength
         self.depth = SEARCH_DEPTHS[strength]
-        self._player = HeuristicPlayer(variant, self.depth, rng)
+        self._player = HeuristicPlayer(variant, self.depth, rng, SEARCH_NODE_BUDGET)
 
     def choose(self, game: Game) -> Move:
         """A move for the side to move in ``game`` (which must not be over)."""
         return self._player.choose(game)
+
+    @property
+    def searched_depth(self) -> int:
+        """The plies the last move's search reached (``depth`` unless the budget cut it)."""
+        return self._player.searched_depth
 
     def note(self, path: Path | None = None) -> str:
         """What a player is told: which engine plays, and how to get perfect play (the
         tables at ``path``, default ``data/VARIANT.h5``)."""
         path = default_table_path(self.variant) if path is None else path
         return (f"no tables of {self.variant.name} ({path}): the computer searches "
-                f"{self.depth} plies ahead, without tables, and can lose a won game; "
+                f"up to {self.depth} plies ahead, without tables, and can lose a won game; "
                 f"'{solve_command(self.variant, path, '--phase', 'moving')}' gives it "
                 "perfect play")
 

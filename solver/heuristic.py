@@ -24,9 +24,11 @@ A position that is over (``rules.terminal``: the opponent's line of three with
 ``ply - BIG`` for a loss, ``ply`` plies from the root, so that a faster win or a slower
 loss is preferred, and 0 for a draw (a full board with ``full_board_draw``). A move's
 score is the negation of its successor's negamax value ``depth - 1`` plies deep: depth 1
-evaluates each successor. Each root move is searched with an open window, so every
-move's score is exact (alpha-beta prunes only below the root); moves that capture or
-win are tried first.
+evaluates each successor. ``scores`` searches each root move with an open window, so
+every move's score is exact; ``choose`` searches each only for whether it reaches the
+best so far, which keeps the best moves exact and prunes the rest. Moves that capture
+or win are tried first. A node budget, where given, bounds a move's search: past it the
+search settles for a ply less.
 
 The search is one kernel, a loop over a stack of frames rather than recursion (Numba
 cannot cache a recursive function, numba issue #6061), with one move buffer per ply
@@ -42,8 +44,9 @@ generator and the frame stack in place of recursion, is shared or the same idiom
 kernel for both would carry the other's leaves, scores and table through every node.
 
 Who uses it: ``opponents`` (the fallible players the engine's strength is measured
-against: benchmarks/bench_strength.py, tests/test_strength.py). It ships in the wheel
-without a command of its own; the engine issue (52) may make it a playing strength.
+against: benchmarks/bench_strength.py, tests/test_strength.py) and
+``engine.SearchEngine``, the computer where a variant has no tables (``morris play``,
+the web board), with a node budget.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from .variants import Variant, get_variant
 
 MATERIAL, MILL, OPEN_TWO, MOBILITY = 100, 10, 5, 1
 _INF = BIG + 1  # beyond every score: an open window
+_UNBOUNDED = 2**62  # a node budget no search reaches
 # Columns of a ply's frame: the node (masks, hands), its window, best score so far, and
 # its successors in the ply's move buffer (count, next to visit).
 _MOVER, _OTHER, _WF, _BF, _ALPHA, _BETA, _BEST, _COUNT, _NEXT = range(9)
@@ -141,10 +145,12 @@ def _enter(R, frames, moves, p, last):
 
 
 @njit(cache=True)
-def _negamax(R, frames, moves, first, last):
+def _negamax(R, frames, moves, first, last, budget):
     """Fail-soft negamax with alpha-beta from the node in ``frames[first]`` (masks,
     hands, window), leaves ``last`` plies from the root: its exact score if that lies
-    inside the window, else a bound on the side it fell out of."""
+    inside the window, else a bound on the side it fell out of. Each node entered takes
+    one from ``budget[0]``; once it falls below 0 the search stops and its score means
+    nothing."""
     p = first
     entering = True
     returned = False  # whether ``score`` holds the score of node p's last child
@@ -152,6 +158,9 @@ def _negamax(R, frames, moves, first, last):
     while True:
         if entering:
             entering = False
+            budget[0] -= 1
+            if budget[0] < 0:
+                return 0
             score, known = _enter(R, frames, moves, p, last)
             if known:
                 if p == first:
@@ -184,9 +193,11 @@ def _negamax(R, frames, moves, first, last):
 
 
 @njit(cache=True)
-def _root_scores(mover, other, WF, BF, depth, exact, frames, moves, out_score, *tables):
+def _root_scores(mover, other, WF, BF, depth, exact, budget, frames, moves, out_score,
+                 *tables):
     """Every successor of a position that is not over, into ``moves[0]`` (mover, other,
-    kind), and its score for the side to move into ``out_score``; returns how many.
+    kind), and its score for the side to move into ``out_score``; returns how many, or
+    -1 where the search needed more nodes than ``budget[0]``.
     With ``exact`` each score is exact; else only the best moves' are, and every other
     move's is an upper bound on its score, below the best: each move is searched for
     whether it reaches the best score so far, which prunes most of the subtrees of the
@@ -203,21 +214,35 @@ def _root_scores(mover, other, WF, BF, depth, exact, frames, moves, out_score, *
         # so far lies inside it, so ties stay exact
         child[_ALPHA] = -_INF
         child[_BETA] = _INF if exact or best == -_INF else 1 - best
-        out_score[j] = -_negamax(R, frames, moves, 1, depth)
+        out_score[j] = -_negamax(R, frames, moves, 1, depth, budget)
+        if budget[0] < 0:
+            return -1
         best = max(best, out_score[j])
     return count
 
 
 class HeuristicPlayer:
     """Alpha-beta to ``depth`` plies over the module docstring's evaluation, no tables;
-    ties between best moves broken by ``rng``, so a seed replays the same games."""
+    ties between best moves broken by ``rng``, so a seed replays the same games.
 
-    def __init__(self, variant: Variant | str, depth: int, rng: random.Random) -> None:
+    With a ``node_budget`` a search that would enter more nodes than that is given up
+    for one a ply shallower, and so on (one ply always completes): it bounds a move's
+    time where the moves are many (a side that flies) while keeping the games a seed
+    plays the same on any machine, as a clock would not. ``searched_depth`` is the
+    depth of the last ``scores``."""
+
+    def __init__(self, variant: Variant | str, depth: int, rng: random.Random,
+                 node_budget: int | None = None) -> None:
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise ValueError(f"depth must be an integer of at least 1, not {depth!r}")
+        if node_budget is not None and node_budget < 1:
+            raise ValueError(f"the node budget must be at least 1, not {node_budget}")
         self.variant = get_variant(variant)
         self.depth = depth
         self.rng = rng
+        self.node_budget = node_budget
+        self.searched_depth = depth
+        self._budget = np.zeros(1, dtype=np.int64)
         self._tables = tuple(rule_tables(self.variant))
         # the node p plies deep sits in frames[p]; plies 0 .. depth - 1 expand into moves[p]
         self._frames = np.zeros((depth + 1, _FRAME), dtype=np.int64)
@@ -226,7 +251,8 @@ class HeuristicPlayer:
 
     def scores(self, position: Position, exact: bool = True) -> list[tuple[Move, int]]:
         """Every legal move with its alpha-beta score (larger is better for the side to
-        move), in ``legal_moves`` order; empty when the game is over. Without ``exact``
+        move), ``searched_depth`` plies deep (``depth`` unless the node budget cut it), in
+        ``legal_moves`` order; empty when the game is over. Without ``exact``
         only the best moves' scores are exact, the others' are bounds above their scores
         and below the best (faster: all that ``choose`` needs)."""
         if position.variant != self.variant:
@@ -236,10 +262,16 @@ class HeuristicPlayer:
         if terminal(position):
             return []
         mover, other = position.mover, position.other
-        count = _root_scores(
-            mover, other, position.mover_hand, position.other_hand, self.depth, exact,
-            self._frames, self._moves, self._scores, *self._tables,
-        )
+        for depth in range(self.depth, 0, -1):
+            budget = self.node_budget
+            self._budget[0] = _UNBOUNDED if budget is None or depth == 1 else budget
+            count = _root_scores(
+                mover, other, position.mover_hand, position.other_hand, depth, exact,
+                self._budget, self._frames, self._moves, self._scores, *self._tables,
+            )
+            if count >= 0:
+                self.searched_depth = depth
+                break
         # successor masks -> score; a double mill may list one successor twice (its two
         # stones removed in either order), with the same score
         by_successor = dict(zip(

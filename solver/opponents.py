@@ -36,7 +36,9 @@ BASELINES = {
 OPPONENTS = {
     "random": "a random legal move",
     "noisy-E": "a random legal move with probability E (0 < E < 1), else a random best move",
-    "alphabeta-D": "a table-free alpha-beta search D plies deep (stones, mills, mobility)",
+    "alphabeta-D": "a table-free alpha-beta search D plies deep (stones, mills, mobility); "
+    "alphabeta-D-N: fewer plies where D would search more than N nodes, as the engine "
+    "without tables does",
 }
 
 
@@ -116,7 +118,8 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
     """The player ``name``: an engine strength (``ultra``, ``perfect``, ...; ``ultra``
     with another of ``engine.CRITERIA`` as ``ultra-sectors``, its model with a look-ahead
     of L moves against an error rate E as ``ultra-model-L-E``) or an opponent of
-    ``OPPONENTS`` (``random``, ``noisy-0.1``, ``alphabeta-2``), its random choices drawn
+    ``OPPONENTS`` (``random``, ``noisy-0.1``, ``alphabeta-2``, ``alphabeta-7-5000000``), its
+    random choices drawn
     from ``random.Random(seed)``."""
     rng = random.Random(seed)
     if name in STRENGTHS:
@@ -137,8 +140,9 @@ def player(name: str, tb: Tablebase, seed: int) -> Player:
             return Engine(tb, kind, rng, criterion, error, lookahead)
         if kind == "noisy":
             return NoisyPlayer(tb, float(parameter), rng)
-        if kind == "alphabeta":
-            return HeuristicPlayer(tb.variant, int(parameter), rng)
+        if kind == "alphabeta":  # alphabeta-DEPTH[-NODE_BUDGET]
+            depth, _, budget = parameter.partition("-")
+            return HeuristicPlayer(tb.variant, int(depth), rng, int(budget) if budget else None)
     except ValueError as e:
         raise ValueError(f"bad player {name!r}: {e}") from None
     known = ", ".join([*STRENGTHS, *BASELINES, *OPPONENTS])

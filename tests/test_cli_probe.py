@@ -225,7 +225,7 @@ def test_play_without_tables_searches_and_says_so(tmp_path, monkeypatch):
     result = run("play", "nine", "--color", "black", "--strength", "strong", "--seed", "3",
                  input="d6\nquit\n")
     assert result.exit_code == 0, result.output
-    assert ("note: no tables of nine (data/nine.h5): the computer searches 4 plies ahead"
+    assert ("note: no tables of nine (data/nine.h5): the computer searches up to 4 plies ahead"
             in result.output)
     assert "'morris solve nine --phase moving' gives it perfect play" in result.output
     assert result.output.count("Engine (White) plays") == 2  # the opening and its answer

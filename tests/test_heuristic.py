@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from morris_solver.engine import SEARCH_DEPTHS, SearchEngine
 from morris_solver.errors import MorrisError
 from morris_solver.game import Game
 from morris_solver.heuristic import HeuristicPlayer
@@ -220,6 +221,43 @@ def test_does_not_open_a_mill_to_the_opponent():
 def test_depth_below_one_is_refused(depth):
     with pytest.raises(ValueError):
         HeuristicPlayer("nine", depth, random.Random(0))
+
+
+@pytest.mark.parametrize("budget", [0, -5])
+def test_a_node_budget_below_one_is_refused(budget):
+    with pytest.raises(ValueError):
+        HeuristicPlayer("nine", 3, random.Random(0), node_budget=budget)
+
+
+def test_a_node_budget_falls_back_to_the_deepest_search_it_fits():
+    """A budget too small for the full depth scores as an unbudgeted player of the depth
+    it reached (one ply at the least), a budget large enough as the full depth; the
+    depths reached differ between positions of few and of many moves."""
+    reached = set()
+    for position in random_positions("nine", 12, seed=3):
+        for budget in (1, 60, 600, 6_000, 10**9):
+            player = HeuristicPlayer("nine", 4, random.Random(0), node_budget=budget)
+            scores = player.scores(position)
+            depth = player.searched_depth
+            reached.add(depth)
+            plain = HeuristicPlayer("nine", depth, random.Random(0)).scores(position)
+            assert scores == plain, (str(position), budget)
+            if budget == 1:
+                assert depth == 1
+            if budget == 10**9:
+                assert depth == 4
+    assert reached == {1, 2, 3, 4}
+
+
+def test_the_engine_without_tables_cuts_the_search_where_a_side_flies():
+    """Three stones a side, both flying: 7 plies would search about 150 million nodes
+    (seconds), so the engine's budget settles for fewer; after the first placement (the
+    empty board's 7 plies just exceed the budget) it searches all 7 within it."""
+    engine = SearchEngine(get_variant("nine"), "ultra", random.Random(0))
+    engine.choose(Game("nine", start=Position.parse("W:b2,c4,d3 B:b4,c5,e3 w", "nine")))
+    assert 1 <= engine.searched_depth < SEARCH_DEPTHS["ultra"]
+    engine.choose(Game("nine", start=Position.parse("d7", "nine")))
+    assert engine.searched_depth == SEARCH_DEPTHS["ultra"]
 
 
 def test_over_games_have_no_moves():

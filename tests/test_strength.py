@@ -366,8 +366,16 @@ def test_players_are_reproducible_from_their_seed(six_whole_path, name):
         assert any(game_of(seed) != first for seed in (12, 13, 14))
 
 
+def test_an_alphabeta_name_may_carry_a_node_budget(six_whole_path):
+    tb = Tablebase.open(six_whole_path)
+    budgeted, plain = player("alphabeta-4-600", tb, 1), player("alphabeta-4", tb, 1)
+    assert (budgeted.depth, budgeted.node_budget) == (4, 600)
+    assert (plain.depth, plain.node_budget) == (4, None)
+
+
 @pytest.mark.parametrize("name,words", [
     ("noisy-2", "between 0 and 1"), ("noisy-x", "bad player"), ("alphabeta-0", "bad player"),
+    ("alphabeta-3-0", "node budget"), ("alphabeta-3-x", "bad player"),
     ("clever", "unknown player"),
 ])
 def test_bad_player_names_are_refused(six_whole_path, name, words):

@@ -134,7 +134,8 @@ def test_the_engine_plays_a_legal_move(client, tables, strength):
         body = client.get("/api/engine", params={"variant": "three", "strength": strength,
                                                  "seed": str(seed)}).json()
         assert body["move"] in {m.text(start.board) for m in legal_moves(start)}
-        assert body["engine"] == {"tables": True, "depth": None, "note": None}
+        assert body["engine"] == {"tables": True, "depth": None, "searched_depth": None,
+                                  "note": None}
         if strength == "perfect":
             assert body["move"] == tb.best_move(start).text(start.board)
 
@@ -204,7 +205,8 @@ def test_without_tables_the_engine_searches_and_says_so(client, strength, depth)
                                              "strength": strength, "seed": "1"}).json()
     assert body["move"] in {m.text(after.board) for m in legal_moves(after)}
     assert body["engine"]["tables"] is False and body["engine"]["depth"] == depth
-    assert f"searches {depth} plies ahead, without tables" in body["engine"]["note"]
+    assert 1 <= body["engine"]["searched_depth"] <= depth
+    assert f"searches up to {depth} plies ahead, without tables" in body["engine"]["note"]
     assert "'morris solve twelve --phase moving' gives it perfect play" in body["engine"]["note"]
 
 

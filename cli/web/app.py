@@ -223,13 +223,15 @@ def create_app(tables: dict[str, Path], rooms: str | Path | None = None,
             move = await asyncio.get_running_loop().run_in_executor(
                 engine_thread, lambda: searcher.choose(played))
             return JSONResponse({"move": move.text(variant.board), "engine": {
-                "tables": False, "depth": searcher.depth, "note": searcher.note()}})
+                "tables": False, "depth": searcher.depth,
+                "searched_depth": searcher.searched_depth, "note": searcher.note()}})
         move = await on_tables_of(variant, _placing(played.position),
                                   lambda tb: Engine(_served(tb), strength, rng,
                                                     model_error=model_error).choose(played),
                                   request)
         return JSONResponse({"move": move.text(variant.board),
-                             "engine": {"tables": True, "depth": None, "note": None}})
+                             "engine": {"tables": True, "depth": None,
+                                        "searched_depth": None, "note": None}})
 
     async def page(request: Request) -> FileResponse:
         return FileResponse(str(STATIC / "index.html"))
