@@ -9,8 +9,8 @@ PY := $(VENV)/bin/python
 # mypy, editors and other static tools follow, where the default mode's import hook
 # leads them nowhere (docs/architecture.md). A link tree knows only the files it was
 # made with, so it is made again when a module or a data file is added or removed.
-PACKAGE_FILES := $(sort $(wildcard solver/*.py solver/*.toml solver/py.typed cli/*.py \
-	cli/py.typed cli/web/*.py cli/web/static/* data/stats/*.json))
+PACKAGE_FILES := $(sort $(wildcard solver/*.py solver/*/*.py solver/*/*.toml solver/py.typed \
+	cli/*.py cli/py.typed cli/web/*.py cli/web/static/* data/stats/*.json))
 
 $(VENV)/.installed: pyproject.toml $(VENV)/.package-files
 	@test -x $(PY) || command -v $(PYTHON) >/dev/null 2>&1 \

@@ -12,8 +12,8 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from morris_solver.bits import atomic_decrement, prefetch
-from morris_solver.threads import use_workqueue
+from morris_solver.core.bits import atomic_decrement, prefetch
+from morris_solver.core.threads import use_workqueue
 
 BATCH = 4096  # targets a batch (the level pass's PENDING_WRITES)
 AHEAD = 16  # targets prefetched before the first of them is written

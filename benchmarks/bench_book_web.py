@@ -20,7 +20,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from morris_cli.web.app import create_app
-from morris_solver.storage import TableFile
+from morris_solver.tables.storage import TableFile
 
 MAX_PLIES = 200  # a game longer than this stops (the draw rules end most before)
 

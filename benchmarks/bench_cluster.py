@@ -44,10 +44,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_re
 
 from bench_report import hms  # noqa: E402
 
-from morris_solver.cluster import solve_on_cluster  # noqa: E402
-from morris_solver.generate import solve  # noqa: E402
-from morris_solver.sectors import dependencies, is_moving, parse_sector_key, sector_name, solve_plan  # noqa: E402
-from morris_solver.storage import TableFile  # noqa: E402
+from morris_solver.rules.sectors import (  # noqa: E402
+    dependencies,
+    is_moving,
+    parse_sector_key,
+    sector_name,
+    solve_plan,
+)
+from morris_solver.solving.cluster import solve_on_cluster  # noqa: E402
+from morris_solver.solving.generate import solve  # noqa: E402
+from morris_solver.tables.storage import TableFile  # noqa: E402
 
 
 def critical_path(path: Path, machines: list[int], show: int | None = None) -> None:

@@ -34,19 +34,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling bench_re
 from bench_report import command_line, hms, machine  # noqa: E402
 from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import solve  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from morris_solver.search import search_value  # noqa: E402
-from morris_solver.sectors import is_moving, sector_name  # noqa: E402
-from morris_solver.stats import (  # noqa: E402
+from morris_solver.check.stats import (  # noqa: E402
     compare_statistics,
     held_part,
     load_statistics,
     table_statistics,
 )
-from morris_solver.storage import TableFile, rule_layer  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.query.probe import MissingSectorError, Tablebase  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.sectors import is_moving, sector_name  # noqa: E402
+from morris_solver.search.search import search_value  # noqa: E402
+from morris_solver.solving.generate import solve  # noqa: E402
+from morris_solver.tables.storage import TableFile, rule_layer  # noqa: E402
 
 
 def sector_rows(table: TableFile, limits: list[int]) -> list[str]:

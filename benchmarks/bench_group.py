@@ -28,11 +28,11 @@ import numpy as np
 # this checkout's solver, not the installed one (see bench_index.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import solve_group  # noqa: E402
-from morris_solver.retrograde import PAD  # noqa: E402
-from morris_solver.sectors import dependencies, parse_sector, sector_name, solve_plan  # noqa: E402
-from morris_solver.storage import TableFile  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.rules.sectors import dependencies, parse_sector, sector_name, solve_plan  # noqa: E402
+from morris_solver.solving.generate import solve_group  # noqa: E402
+from morris_solver.solving.retrograde import PAD  # noqa: E402
+from morris_solver.tables.storage import TableFile  # noqa: E402
 
 
 def find_group(table: TableFile, name: str) -> tuple:

@@ -33,9 +33,9 @@ from numba import njit
 # times its own kernels (how the A/B comparisons in the README were run)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.index_format import index_tables, sector_slots  # noqa: E402
-from morris_solver.indexing import (  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.index.index_format import index_tables, sector_slots  # noqa: E402
+from morris_solver.index.indexing import (  # noqa: E402
     canonical_index,
     free_rank,
     index_batch,
@@ -43,19 +43,19 @@ from morris_solver.indexing import (  # noqa: E402
     permute,
     unrank,
 )
-from morris_solver.movegen import (  # noqa: E402
+from morris_solver.index.movegen import (  # noqa: E402
     MAX_MOVES,
     MAX_UNMOVES,
     gen_successors,
     gen_unmoves,
     rule_tables,
 )
-from morris_solver.sectors import parse_sector  # noqa: E402
-from morris_solver.variants import get_variant  # noqa: E402
+from morris_solver.rules.sectors import parse_sector  # noqa: E402
+from morris_solver.rules.variants import get_variant  # noqa: E402
 
 
 # not cached on disk (cache=True): Numba would key these on this file alone and keep
-# stale copies of the solver functions they inline (see morris_solver.kernelcache)
+# stale copies of the solver functions they inline (see morris_solver.core.kernelcache)
 @njit
 def _time_canonical_index(T, W, B, movers, others):
     total = 0

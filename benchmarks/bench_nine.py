@@ -10,10 +10,10 @@ Markdown report with a plot of seconds against positions per solve group.
 
 Steps (``--steps``, default all; they always run in this order):
 
-solve    ``morris_solver.generate.solve`` of the moving phase into ``--table``. Per-group solve
-         times and peak memory are read back from the file's attributes afterwards, so
-         they are those of whichever run solved each group.
-verify   ``morris_solver.verify.verify_table`` one sector at a time, in the verifier's order;
+solve    ``morris_solver.solving.generate.solve`` of the moving phase into ``--table``.
+         Per-group solve times and peak memory are read back from the file's attributes
+         afterwards, so they are those of whichever run solved each group.
+verify   ``morris_solver.check.verify.verify_table`` one sector at a time, in the verifier's order;
          stops at the first sector that fails.
 value    the start position's value by search over the placement phase with the moving
          tables at the leaves (``morris value --search``): value, nodes, seconds. It needs
@@ -68,11 +68,9 @@ from moving_report import (  # noqa: E402
     write_report,
 )
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import peak_rss_bytes, solve, solve_group  # noqa: E402
-from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from morris_solver.search import DEFAULT_TT_ENTRIES, search_start_value  # noqa: E402
-from morris_solver.sectors import (  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.query.probe import MissingSectorError, Tablebase  # noqa: E402
+from morris_solver.rules.sectors import (  # noqa: E402
     Sector,
     dependencies,
     is_moving,
@@ -81,8 +79,10 @@ from morris_solver.sectors import (  # noqa: E402
     solve_plan,
     twin,
 )
-from morris_solver.storage import TableFile, default_table_path  # noqa: E402
-from morris_solver.variants import Variant, get_variant  # noqa: E402
+from morris_solver.rules.variants import Variant, get_variant  # noqa: E402
+from morris_solver.search.search import DEFAULT_TT_ENTRIES, search_start_value  # noqa: E402
+from morris_solver.solving.generate import peak_rss_bytes, solve, solve_group  # noqa: E402
+from morris_solver.tables.storage import TableFile, default_table_path  # noqa: E402
 
 STEPS = ("solve", "verify", "value", "scaling", "retime", "disk", "report")
 

@@ -52,21 +52,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import GiB, command_line, hms, verdict, verification_summary  # noqa: E402
 from bench_state import check_table_identity, load_state, save_merged, verify_sectors  # noqa: E402
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.index_format import index_tables  # noqa: E402
-from morris_solver.indexing import canonical_index  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.rules import legal_moves, play, terminal  # noqa: E402
-from morris_solver.search import search_value  # noqa: E402
-from morris_solver.sectors import (  # noqa: E402
+from morris_solver.check.verify import verification_order  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.index.index_format import index_tables  # noqa: E402
+from morris_solver.index.indexing import canonical_index  # noqa: E402
+from morris_solver.query.probe import Tablebase  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import legal_moves, play, terminal  # noqa: E402
+from morris_solver.rules.sectors import (  # noqa: E402
     Sector,
     is_moving,
     reachable_sectors,
     sector_key,
 )
-from morris_solver.storage import TableFile  # noqa: E402
-from morris_solver.verify import verification_order  # noqa: E402
+from morris_solver.search.search import search_value  # noqa: E402
+from morris_solver.tables.storage import TableFile  # noqa: E402
 
 MORRIS = Path(sys.executable).with_name("morris")
 # targets of the issue for the placement phase on the development machine, 2 threads

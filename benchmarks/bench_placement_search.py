@@ -43,14 +43,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 
 from bench_report import command_line, machine  # noqa: E402
 
-from morris_solver.engine import Engine  # noqa: E402
-from morris_solver.game import Game  # noqa: E402
-from morris_solver.generate import peak_rss_bytes  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.rules import successors, terminal  # noqa: E402
-from morris_solver.search_limits import SearchTimeout  # noqa: E402
-from morris_solver.values import Result  # noqa: E402
+from morris_solver.play.engine import Engine  # noqa: E402
+from morris_solver.query.probe import Tablebase  # noqa: E402
+from morris_solver.rules.game import Game  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import successors, terminal  # noqa: E402
+from morris_solver.rules.values import Result  # noqa: E402
+from morris_solver.search.search_limits import SearchTimeout  # noqa: E402
+from morris_solver.solving.generate import peak_rss_bytes  # noqa: E402
 
 TARGET_SECONDS = 5.0
 REPORT = Path("benchmarks/placement_search_report.md")

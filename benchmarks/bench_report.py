@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numba
 
-from morris_solver.sectors import Sector, sector_key
+from morris_solver.rules.sectors import Sector, sector_key
 
 GiB = 2**30
 

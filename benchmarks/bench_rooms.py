@@ -63,7 +63,7 @@ from rooms_server import (  # noqa: E402
     stop_server,
 )
 
-from morris_solver.errors import MorrisError  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
 
 REPORT = Path("benchmarks/rooms_report.md")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> None:
             facts["rooms_file"] = "as that server keeps them"
             read_variant = args.read_variant  # None: the first the server serves
         else:
-            from morris_solver.storage import TableFile
+            from morris_solver.tables.storage import TableFile
 
             tables = args.db or [solve_three(folder)]
             names = [TableFile.open(p).variant.name for p in tables]

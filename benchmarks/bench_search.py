@@ -6,7 +6,7 @@ Usage: ``python benchmarks/bench_search.py VARIANT [--db PATH] [--metric wdl|dtm
 [--tt-entries N] [--order N,N,...] [--etc-plies N,N,...] [--win-first 0,1] [--max-nodes N]
 [--after PLIES,... --lines N]``, e.g.
 ``python benchmarks/bench_search.py six --db six.h5 --order 1,31 --etc-plies 99,3``.
-Every combination of ``--order``, ``--etc-plies`` (``morris_solver.search._rank``: move
+Every combination of ``--order``, ``--etc-plies`` (``morris_solver.search.search._rank``: move
 order bits; stones in both hands from which a node first looks up all its successors
 in the transposition table) and ``--win-first`` (1: "a win?" then "a loss?" with null
 windows, instead of the window (-1, 1)) is searched from the start position in one
@@ -34,20 +34,20 @@ from pathlib import Path
 # this checkout's solver, not the installed one (see bench_index.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import default_table_path, peak_rss_bytes  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import MissingSectorError, Tablebase  # noqa: E402
-from morris_solver.rules import successors, terminal  # noqa: E402
-from morris_solver.search import (  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.query.probe import MissingSectorError, Tablebase  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import successors, terminal  # noqa: E402
+from morris_solver.rules.sectors import reachable_sectors  # noqa: E402
+from morris_solver.rules.variants import Variant, get_variant  # noqa: E402
+from morris_solver.search.search import (  # noqa: E402
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
     DEFAULT_TT_ENTRIES,
     PlacementSearch,
     search_value,
 )
-from morris_solver.sectors import reachable_sectors  # noqa: E402
-from morris_solver.variants import Variant, get_variant  # noqa: E402
+from morris_solver.solving.generate import default_table_path, peak_rss_bytes  # noqa: E402
 
 
 class OverBudget(Exception):

@@ -29,8 +29,8 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.rules import legal_moves, play, terminal  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import legal_moves, play, terminal  # noqa: E402
 
 MORRIS = Path(sys.executable).with_name("morris")
 

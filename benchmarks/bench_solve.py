@@ -23,12 +23,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from morris_solver.generate import solve, solve_group
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.sectors import dependencies, is_moving, sector_key, solve_plan
-from morris_solver.storage import TableFile
-from morris_solver.variants import get_variant
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.sectors import dependencies, is_moving, sector_key, solve_plan
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving.generate import solve, solve_group
+from morris_solver.tables.storage import TableFile
 
 
 def bench_groups(variant, path, phase, max_stones, threads_list):

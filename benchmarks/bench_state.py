@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from morris_solver.sectors import Sector, sector_key, sector_name
-from morris_solver.storage import TableFile
-from morris_solver.verify import verification_order, verify_table
+from morris_solver.check.verify import verification_order, verify_table
+from morris_solver.rules.sectors import Sector, sector_key, sector_name
+from morris_solver.tables.storage import TableFile
 
 
 def state_path(out: Path, name: str | None = None) -> Path:

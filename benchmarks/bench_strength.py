@@ -1,7 +1,7 @@
 """How much the engine's strengths win against fallible players, in games.
 
 Each pairing plays ``--games`` games of an engine strength against a fallible opponent
-(``solver/opponents.py``) or against the strength below it (the ladder). The colours
+(``solver/play/opponents.py``) or against the strength below it (the ladder). The colours
 alternate; the draw rules apply (threefold repetition, 100 moving plies without a
 capture), so every game ends, and the engine plays by the tables' values under the rule,
 which the file must hold (``morris solve VARIANT --draw-rules``). Games start from the
@@ -52,15 +52,15 @@ from bench_report import command_line, machine  # noqa: E402
 from bench_state import toolkit_commit  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from morris_solver.drawrules import DEFAULT_LIMIT  # noqa: E402
-from morris_solver.engine import STRENGTHS  # noqa: E402
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.game import Game  # noqa: E402
-from morris_solver.opponents import BASELINES, NOISY, Player, player  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
-from morris_solver.rules import terminal  # noqa: E402
-from morris_solver.values import Result  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.play.engine import STRENGTHS  # noqa: E402
+from morris_solver.play.opponents import BASELINES, NOISY, Player, player  # noqa: E402
+from morris_solver.query.probe import DEFAULT_CACHE_BYTES, Tablebase  # noqa: E402
+from morris_solver.rules.drawrules import DEFAULT_LIMIT  # noqa: E402
+from morris_solver.rules.game import Game  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import terminal  # noqa: E402
+from morris_solver.rules.values import Result  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RECORDS = HERE / "strength"

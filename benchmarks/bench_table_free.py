@@ -38,11 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its siblings bench_*
 from bench_report import command_line, machine  # noqa: E402
 from bench_state import toolkit_commit  # noqa: E402
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.game import Game  # noqa: E402
-from morris_solver.heuristic import HeuristicPlayer  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.variants import get_variant  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.play.heuristic import HeuristicPlayer  # noqa: E402
+from morris_solver.rules.game import Game  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.variants import get_variant  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "table_free"
 

@@ -58,14 +58,17 @@ from bench_state import (  # noqa: E402
     verify_sectors,
 )
 
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import solve  # noqa: E402
-from morris_solver.known import known_results  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.search import Metric, PlacementSearch, search_book  # noqa: E402
-from morris_solver.search_limits import SearchTimeout  # noqa: E402
-from morris_solver.sectors import (  # noqa: E402
+from morris_solver.check.known import known_results  # noqa: E402
+from morris_solver.check.stats import (  # noqa: E402
+    compare_statistics,
+    load_statistics,
+    published_statistics,
+    table_statistics,
+)
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.query.probe import Tablebase  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.sectors import (  # noqa: E402
     Sector,
     is_moving,
     parse_sector_key,
@@ -73,15 +76,12 @@ from morris_solver.sectors import (  # noqa: E402
     sector_name,
     twin,
 )
-from morris_solver.stats import (  # noqa: E402
-    compare_statistics,
-    load_statistics,
-    published_statistics,
-    table_statistics,
-)
-from morris_solver.storage import SearchBook, TableFile, default_table_path  # noqa: E402
-from morris_solver.values import PAD  # noqa: E402
-from morris_solver.variants import get_variant  # noqa: E402
+from morris_solver.rules.values import PAD  # noqa: E402
+from morris_solver.rules.variants import get_variant  # noqa: E402
+from morris_solver.search.search import Metric, PlacementSearch, search_book  # noqa: E402
+from morris_solver.search.search_limits import SearchTimeout  # noqa: E402
+from morris_solver.solving.generate import solve  # noqa: E402
+from morris_solver.tables.storage import SearchBook, TableFile, default_table_path  # noqa: E402
 
 STATE = Path("benchmarks/out/variants_state.json")
 REPORT = Path("benchmarks/variants_report.md")
@@ -693,7 +693,7 @@ def report(command: str) -> None:
         "move; the longest win is in plies, over all sectors. Each variant's per-sector "
         "statistics are in `data/stats/VARIANT.json`.", "",
         "## Results", "", *results, "",
-        "The published column is the start's value in `solver/known_results.toml` (its "
+        "The published column is the start's value in `solver/check/known_results.toml` (its "
         "source is there); the games the variants change: "
         + ", ".join(f"{game} {published(game)}" for game in sorted(set(STANDARD.values())))
         + ".", "",

@@ -3,11 +3,11 @@
     python benchmarks/disk_encoding.py data/nine.h5 5-5 7-7 9-9
 
 Each sector of an existing table file is re-encoded in every candidate below, in a
-scratch HDF5 file with the chunking and fletcher32 checksum ``morris_solver.storage`` uses, then
-read back into the uint16 codes the probe and the solver use. Reported per sector and
-encoding: bits per canonical position, seconds to write, seconds to load (read,
-decompress, checksum, widen to uint16; the scratch file is in the page cache, so this is
-the decompression cost, not the disk's).
+scratch HDF5 file with the chunking and fletcher32 checksum
+``morris_solver.tables.storage`` uses, then read back into the uint16 codes the probe
+and the solver use. Reported per sector and encoding: bits per canonical position,
+seconds to write, seconds to load (read, decompress, checksum, widen to uint16; the
+scratch file is in the page cache, so this is the decompression cost, not the disk's).
 
 The candidates: the uint16 codes raw, and with gzip at levels 1 and 6 or LZF, each after
 HDF5's byte shuffle; and a uint8 form (code 0xFF for padding) where a sector's largest
@@ -24,9 +24,9 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from morris_solver.compact import compact_codes, widen_codes
-from morris_solver.sectors import Sector, parse_sector, sector_key
-from morris_solver.storage import TableFile
+from morris_solver.rules.sectors import Sector, parse_sector, sector_key
+from morris_solver.tables.compact import compact_codes, widen_codes
+from morris_solver.tables.storage import TableFile
 
 _CHUNK = 1 << 20
 

@@ -14,9 +14,9 @@ import numpy as np
 from bench_report import GiB, hms, machine, verdict, verification_summary
 from matplotlib.figure import Figure
 
-from morris_solver.sectors import Sector, sector_key
-from morris_solver.storage import TableFile
-from morris_solver.variants import Variant
+from morris_solver.rules.sectors import Sector, sector_key
+from morris_solver.rules.variants import Variant
+from morris_solver.tables.storage import TableFile
 
 REFERENCE = (6, 6)  # the twin every group's speed per position is compared with
 SLOWER_LIMIT = 2.0  # a group slower per position than the reference by more is flagged

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from rooms_server import snapshot, wait_ready
 
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 LAG_TICK = 0.05  # seconds the loop-lag probe sleeps
 READS_IN_FLIGHT = 8  # table reads at once at most; beyond, a read is skipped (counted)
@@ -240,7 +240,7 @@ async def open_players(players: list[Player], deadline: float) -> None:
 def read_paths(variant: str, count: int, seed: int) -> list[tuple[str, str]]:
     """Table reads of random games of ``variant``: (kind, path), probes and reviews in
     turn."""
-    from morris_solver.game import Game
+    from morris_solver.rules.game import Game
 
     rng = random.Random(seed)
     paths = []

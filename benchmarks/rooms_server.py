@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 ROOT = Path(__file__).resolve().parent.parent
 MORRIS = Path(sys.executable).with_name("morris")

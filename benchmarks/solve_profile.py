@@ -39,18 +39,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_group import find_group  # noqa: E402
 
-from morris_solver.bits import atomic_decrement, prefetch  # noqa: E402
-from morris_solver.errors import MorrisError  # noqa: E402
-from morris_solver.generate import GroupSolution, sector_info, solve_group  # noqa: E402
-from morris_solver.index_format import index_tables  # noqa: E402
-from morris_solver.indexing import (  # noqa: E402
+from morris_solver.core.bits import atomic_decrement, prefetch  # noqa: E402
+from morris_solver.core.errors import MorrisError  # noqa: E402
+from morris_solver.core.threads import use_workqueue  # noqa: E402
+from morris_solver.index.index_format import index_tables  # noqa: E402
+from morris_solver.index.indexing import (  # noqa: E402
     canonical_index,
     free_places,
     index_batch,
     next_in_class,
     unrank,
 )
-from morris_solver.movegen import (  # noqa: E402
+from morris_solver.index.movegen import (  # noqa: E402
     MAX_MOVES,
     MAX_UNMOVES,
     WIN_NOW,
@@ -58,7 +58,9 @@ from morris_solver.movegen import (  # noqa: E402
     gen_unmoves,
     rule_tables,
 )
-from morris_solver.retrograde import (  # noqa: E402
+from morris_solver.rules.sectors import dependencies, sector_name, solve_plan  # noqa: E402
+from morris_solver.solving.generate import GroupSolution, sector_info, solve_group  # noqa: E402
+from morris_solver.solving.retrograde import (  # noqa: E402
     IN_GROUP,
     MARK_BLOCK,
     PAD,
@@ -66,9 +68,7 @@ from morris_solver.retrograde import (  # noqa: E402
     distinct,
     exit_arrays,
 )
-from morris_solver.sectors import dependencies, sector_name, solve_plan  # noqa: E402
-from morris_solver.storage import TableFile  # noqa: E402
-from morris_solver.threads import use_workqueue  # noqa: E402
+from morris_solver.tables.storage import TableFile  # noqa: E402
 
 LEVEL_STEPS = ("frontier scan", "unrank", "gen_unmoves", "index_batch", "writes")
 INIT_STEPS = ("walk slots", "gen_successors", "exit indices", "exit reads")
@@ -76,7 +76,7 @@ CHUNK = 2048
 
 
 # not cached on disk (cache=True): Numba would key these on this file alone and keep
-# stale copies of the solver functions they inline (see morris_solver.kernelcache)
+# stale copies of the solver functions they inline (see morris_solver.core.kernelcache)
 @njit(parallel=True)
 def replay_level(R, T, W, B, v, marked, c, steps, vp, cp):
     """Level ``c``'s frontier work over final codes ``v``, up to step ``steps`` of

@@ -8,11 +8,11 @@ import re
 
 import click
 
-from morris_solver.errors import MorrisError, PositionError, quoted, whole_number
-from morris_solver.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
-from morris_solver.position import Position, split_count
-from morris_solver.sectors import Sector, parse_sector
-from morris_solver.variants import Variant, get_variant
+from morris_solver.core.errors import MorrisError, PositionError, quoted, whole_number
+from morris_solver.play.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
+from morris_solver.rules.position import Position, split_count
+from morris_solver.rules.sectors import Sector, parse_sector
+from morris_solver.rules.variants import Variant, get_variant
 
 
 def load_variant(name: str) -> Variant:

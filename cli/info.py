@@ -7,8 +7,7 @@ import os
 
 import click
 
-from morris_solver.sectors import sector_name
-from morris_solver.stats import (
+from morris_solver.check.stats import (
     RULE_STAT_KEYS,
     compare_statistics,
     held_part,
@@ -16,7 +15,8 @@ from morris_solver.stats import (
     table_statistics,
     uncompared_limits,
 )
-from morris_solver.storage import TableFile
+from morris_solver.rules.sectors import sector_name
+from morris_solver.tables.storage import TableFile
 
 
 @click.command("info")

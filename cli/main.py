@@ -18,8 +18,8 @@ import threading
 
 import click
 
-from morris_solver.errors import MorrisError
-from morris_solver.threads import use_workqueue
+from morris_solver.core.errors import MorrisError
+from morris_solver.core.threads import use_workqueue
 
 # name: (module, attribute, the line `morris --help` shows); in the order listed there
 COMMANDS: dict[str, tuple[str, str, str]] = {

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import click
 
-from morris_solver.engine import SEARCH_DEPTHS, STRENGTHS, Engine, SearchEngine
-from morris_solver.errors import MorrisError
-from morris_solver.game import Game
-from morris_solver.opponent_model import DEFAULT_MODEL_ERROR
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import phase
-from morris_solver.storage import default_table_path
-from morris_solver.values import Result
+from morris_solver.core.errors import MorrisError
+from morris_solver.play.engine import SEARCH_DEPTHS, STRENGTHS, Engine, SearchEngine
+from morris_solver.play.opponent_model import DEFAULT_MODEL_ERROR
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import phase
+from morris_solver.rules.values import Result
+from morris_solver.tables.storage import default_table_path
 
 from .common import WholeNumber, against_option, load_variant
 from .probe import db_option, echo_evaluation, move_limit_option, open_tablebase

@@ -11,20 +11,20 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
-from morris_solver.position import Position
-from morris_solver.probe import DEFAULT_CACHE_BYTES, Tablebase
-from morris_solver.probe_results import (
+from morris_solver.query.probe import DEFAULT_CACHE_BYTES, Tablebase
+from morris_solver.query.probe_results import (
     Evaluation,
     RuleMoveValue,
     RuleValue,
     Searched,
     rule_evaluation_json,
 )
-from morris_solver.rules import Move, terminal
-from morris_solver.storage import default_table_path
-from morris_solver.values import Result
-from morris_solver.variants import Variant
+from morris_solver.rules.drawrules import DEFAULT_LIMIT, MAX_LIMIT
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import Move, terminal
+from morris_solver.rules.values import Result
+from morris_solver.rules.variants import Variant
+from morris_solver.tables.storage import default_table_path
 
 from .common import WholeNumber, against_option, load_counted_position
 
@@ -190,8 +190,8 @@ def bestmove(variant: str, position: str, db: Path | None, draw_rules: bool,
     tb = open_tablebase(pos.variant, db)
     searched = tb.search_totals
     if against is not None and terminal(pos) is None:
-        from morris_solver.engine import Engine  # Numba's kernels: not for the other commands
-        from morris_solver.game import Game
+        from morris_solver.play.engine import Engine  # Numba's kernels: not for the other commands
+        from morris_solver.rules.game import Game
 
         engine = Engine(tb, "ultra", random.Random(seed), model_error=against)
         move: Move | None = engine.choose(Game(pos.variant, pos))

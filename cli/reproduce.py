@@ -11,16 +11,16 @@ from pathlib import Path
 
 import click
 
-from morris_solver.generate import solve
-from morris_solver.known import (
+from morris_solver.check.known import (
     check_against_known,
     check_searched_start,
     known_results,
     reproduce_phase,
 )
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.verify import verify_table
+from morris_solver.check.verify import verify_table
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.solving.generate import solve
 
 from .common import load_variant
 from .value import describe, start_value_by_search
@@ -34,14 +34,14 @@ from .value import describe, start_value_by_search
 @click.option("--phase", type=click.Choice(["all", "moving"]), default=None,
               help="all: solve every phase and read the start's value from the tables; "
               "moving: solve the moving phase only and value the start by the search over "
-              "the placement phase. Default: what solver/known_results.toml says for the "
+              "the placement phase. Default: what solver/check/known_results.toml says for the "
               "variant (moving for twelve, whose placement tables are beyond a "
               "workstation; all for the others).")
 def reproduce_command(variants: tuple[str, ...], data_dir: str, quiet: bool,
                       phase: str | None) -> None:
     """Solve VARIANTS (default: three six), print the value of each start position,
     verify every stored value with the independent forward verifier, and check the
-    tables against the published results the package ships (solver/known_results.toml).
+    tables against the published results the package ships (solver/check/known_results.toml).
     Exits non-zero on any disagreement. A solve that is stopped resumes where it was
     (the verification starts again). Nine Men's Morris takes hours, Morabaraba
     (twelve) longer: benchmarks/ has their measured times."""
@@ -84,5 +84,5 @@ def reproduce_command(variants: tuple[str, ...], data_dir: str, quiet: bool,
     if failures:
         raise click.ClickException(
             f"{failures} check(s) failed: a sector did not verify or a result disagrees "
-            "with the published results (solver/known_results.toml)"
+            "with the published results (solver/check/known_results.toml)"
         )

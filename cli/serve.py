@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 
 from morris_cli.common import FiniteFloat
-from morris_solver.errors import MorrisError
-from morris_solver.storage import TableFile, default_table_path
-from morris_solver.variants import VARIANTS
+from morris_solver.core.errors import MorrisError
+from morris_solver.rules.variants import VARIANTS
+from morris_solver.tables.storage import TableFile, default_table_path
 
 
 def served_tables(db: tuple[Path, ...]) -> dict[str, Path]:

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from morris_solver.rules import legal_moves, phase, terminal
-from morris_solver.values import Result
+from morris_solver.rules.rules import legal_moves, phase, terminal
+from morris_solver.rules.values import Result
 
 from .common import load_position
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
-from morris_solver.generate import solve
-from morris_solver.storage import default_table_path
+from morris_solver.rules.drawrules import DEFAULT_LIMIT, MAX_LIMIT
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import default_table_path
 
 from .common import load_variant, parse_sector_option
 
@@ -83,7 +83,7 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
             "give --scheduler (a running cluster) or --workers (a local one), not both"
         )
     if scheduler or workers:
-        from morris_solver.cluster import solve_on_cluster
+        from morris_solver.solving.cluster import solve_on_cluster
 
         report = solve_on_cluster(
             v, path, scheduler=scheduler, workers=workers, threads=threads or 1,

@@ -9,18 +9,18 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from morris_solver.position import Position
-from morris_solver.probe import DEFAULT_CACHE_BYTES
-from morris_solver.search import (
+from morris_solver.query.probe import DEFAULT_CACHE_BYTES
+from morris_solver.rules.position import Position
+from morris_solver.rules.values import Result, Value
+from morris_solver.rules.variants import Variant
+from morris_solver.search.search import (
     DEFAULT_TT_ENTRIES,
     Metric,
     PlacementSearch,
     SearchResult,
     search_book,
 )
-from morris_solver.storage import TableFile, default_table_path
-from morris_solver.values import Result, Value
-from morris_solver.variants import Variant
+from morris_solver.tables.storage import TableFile, default_table_path
 
 from .common import FiniteFloat, WholeNumber, load_variant
 from .probe import db_option, move_limit_option, open_tablebase

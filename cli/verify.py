@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from morris_solver.drawrules import DEFAULT_LIMIT, MAX_LIMIT
-from morris_solver.sectors import sector_name
-from morris_solver.verify import SectorResult, verify_table
+from morris_solver.check.verify import SectorResult, verify_table
+from morris_solver.rules.drawrules import DEFAULT_LIMIT, MAX_LIMIT
+from morris_solver.rules.sectors import sector_name
 
 from .common import WholeNumber, parse_sector_option
 

@@ -12,36 +12,36 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the same names as static tools see them, with their types
-    from .game import Game as Game
-    from .generate import solve as solve
-    from .position import Position as Position
-    from .probe import Tablebase as Tablebase
-    from .probe_results import MoveValue as MoveValue
-    from .rules import Move as Move
-    from .storage import MissingSectorError as MissingSectorError
-    from .values import Result as Result
-    from .values import Value as Value
-    from .variants import VARIANTS as VARIANTS
-    from .variants import Variant as Variant
-    from .variants import get_variant as get_variant
+    from .query.probe import Tablebase as Tablebase
+    from .query.probe_results import MoveValue as MoveValue
+    from .rules.game import Game as Game
+    from .rules.position import Position as Position
+    from .rules.rules import Move as Move
+    from .rules.values import Result as Result
+    from .rules.values import Value as Value
+    from .rules.variants import VARIANTS as VARIANTS
+    from .rules.variants import Variant as Variant
+    from .rules.variants import get_variant as get_variant
+    from .solving.generate import solve as solve
+    from .tables.storage import MissingSectorError as MissingSectorError
 
 # Importing the package sets nothing in the process: its kernels cache in the cache
 # folder by their own Numba locator (``kernelcache``), and the ``morris`` command picks
 # Numba's threading layer (``morris_cli.main``).
 
 _EXPORTS = {
-    "Game": "game",
-    "solve": "generate",
-    "Position": "position",
-    "MissingSectorError": "storage",
-    "MoveValue": "probe_results",
-    "Tablebase": "probe",
-    "Move": "rules",
-    "Result": "values",
-    "Value": "values",
-    "VARIANTS": "variants",
-    "Variant": "variants",
-    "get_variant": "variants",
+    "Game": "rules.game",
+    "solve": "solving.generate",
+    "Position": "rules.position",
+    "MissingSectorError": "tables.storage",
+    "MoveValue": "query.probe_results",
+    "Tablebase": "query.probe",
+    "Move": "rules.rules",
+    "Result": "rules.values",
+    "Value": "rules.values",
+    "VARIANTS": "rules.variants",
+    "Variant": "rules.variants",
+    "get_variant": "rules.variants",
 }
 
 __all__ = sorted(_EXPORTS)

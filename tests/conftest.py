@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from reference_solver import solve_reference
 
-from morris_solver.generate import solve
-from morris_solver.known import known_results
-from morris_solver.threads import use_workqueue
-from morris_solver.variants import get_variant
+from morris_solver.check.known import known_results
+from morris_solver.core.threads import use_workqueue
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving.generate import solve
 
 use_workqueue()  # as the morris command does, before the fixtures' first parallel kernel
 
@@ -46,7 +46,7 @@ def six_whole_path(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def published_nine_33() -> dict:
     """The published statistics of Nine Men's Morris' 3-vs-3 sector (Gasser; Malom), as
-    ``solver/known_results.toml`` gives them: the figures a test compares with."""
+    ``solver/check/known_results.toml`` gives them: the figures a test compares with."""
     return known_results()["nine"]["sectors"]["3_3_0_0"]
 
 

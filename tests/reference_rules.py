@@ -1,5 +1,5 @@
 """A brute-force reference for the draw rule of a move limit, for differential tests of
-``morris_solver.drawrules``: the count is part of the state, ``(position, count)`` explicitly,
+``morris_solver.rules.drawrules``: the count is part of the state, ``(position, count)`` explicitly,
 and values come from plain minimax over the rules' own move generator (no symmetry, no
 index, no Numba, nothing of the rule tables' retrograde).
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import sys
 from functools import cache
 
-from morris_solver.position import Position
-from morris_solver.rules import successors, terminal
-from morris_solver.values import Result
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import successors, terminal
+from morris_solver.rules.values import Result
 
 
 def _better(a: Result, b: Result) -> Result:

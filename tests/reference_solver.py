@@ -10,7 +10,7 @@ the tests can check the vectorized move generator against it.
 
 Positions are normalized: ``mover`` is the side to move, ``other`` the other side, and a
 sector is ``(W, B, WF, BF)`` = (stones on board of the mover, of the other side, in hand
-of the mover, of the other side). Values use the codes of ``morris_solver.values``: 0 = draw,
+of the mover, of the other side). Values use the codes of ``morris_solver.rules.values``: 0 = draw,
 otherwise plies + 1 (wins at odd plies, losses at even plies) for the side to move.
 """
 
@@ -22,8 +22,8 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from morris_solver.values import MAX_PLIES
-from morris_solver.variants import Variant
+from morris_solver.rules.values import MAX_PLIES
+from morris_solver.rules.variants import Variant
 
 Sector = tuple[int, int, int, int]
 
@@ -42,7 +42,7 @@ class SectorValues:
 
     mover: np.ndarray  # int64 masks of the side to move
     other: np.ndarray  # int64 masks of the other side
-    code: np.ndarray  # uint16 value codes (see morris_solver.values)
+    code: np.ndarray  # uint16 value codes (see morris_solver.rules.values)
 
     def __len__(self) -> int:
         return len(self.code)

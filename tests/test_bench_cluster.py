@@ -9,7 +9,7 @@ from pathlib import Path
 import h5py
 import pytest
 
-from morris_solver.sectors import sector_key
+from morris_solver.rules.sectors import sector_key
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_cluster.py"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from morris_solver.storage import TableFile, rule_layer
+from morris_solver.tables.storage import TableFile, rule_layer
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_draw_rules.py"
 
@@ -47,7 +47,7 @@ def test_report_on_six(six_whole_path, tmp_path):
 
 
 def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
-    from morris_solver.generate import solve
+    from morris_solver.solving.generate import solve
 
     path = tmp_path / "six.h5"
     shutil.copy(six_whole_path, path)
@@ -65,8 +65,8 @@ def test_report_of_a_run_stopped_half_way(six_whole_path, tmp_path):
 
 
 def test_statistics_published_only_over_agreeing_game_values(six_whole_path, tmp_path):
-    from morris_solver.generate import solve
-    from morris_solver.stats import table_statistics
+    from morris_solver.check.stats import table_statistics
+    from morris_solver.solving.generate import solve
 
     path = tmp_path / "six.h5"
     shutil.copy(six_whole_path, path)

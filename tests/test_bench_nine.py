@@ -15,8 +15,8 @@ from pathlib import Path
 import h5py
 import pytest
 
-from morris_solver.sectors import sector_key, solve_plan
-from morris_solver.variants import get_variant
+from morris_solver.rules.sectors import sector_key, solve_plan
+from morris_solver.rules.variants import get_variant
 
 pytest.importorskip("matplotlib")  # the bench extra: the script draws its plot with it
 

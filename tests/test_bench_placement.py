@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from morris_solver.storage import TableFile
+from morris_solver.tables.storage import TableFile
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_placement.py"
 

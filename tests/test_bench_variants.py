@@ -18,10 +18,10 @@ import h5py
 import numpy as np
 import pytest
 
-from morris_solver.generate import solve
-from morris_solver.stats import table_statistics
-from morris_solver.storage import TableFile
-from morris_solver.variants import Variant
+from morris_solver.check.stats import table_statistics
+from morris_solver.rules.variants import Variant
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import TableFile
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_variants.py"
 QUIET = {"show_progress": False, "log": lambda s: None}

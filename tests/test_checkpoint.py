@@ -1,18 +1,18 @@
 """A solve stopped in the middle of a moving-phase group continues from the group's last
-snapshot (``morris_solver.checkpoint``) to the same tables, and a snapshot of anything else is
-never used."""
+snapshot (``morris_solver.solving.checkpoint``) to the same tables, and a snapshot of
+anything else is never used."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from morris_solver import generate
-from morris_solver.checkpoint import GroupCheckpoint
-from morris_solver.generate import solve, solve_group
-from morris_solver.sectors import dependencies, solve_plan
-from morris_solver.storage import TableFile
-from morris_solver.variants import get_variant
+from morris_solver.rules.sectors import dependencies, solve_plan
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving import generate
+from morris_solver.solving.checkpoint import GroupCheckpoint
+from morris_solver.solving.generate import solve, solve_group
+from morris_solver.tables.storage import TableFile
 
 
 class Stop(Exception):

@@ -14,12 +14,13 @@ import sys
 
 import pytest
 
-from morris_solver import game_values, storage
-from morris_solver.generate import solve
-from morris_solver.index_format import sector_slots
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import legal_moves, play, terminal
+from morris_solver.index.index_format import sector_slots
+from morris_solver.query import game_values
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import legal_moves, play, terminal
+from morris_solver.solving.generate import solve
+from morris_solver.tables import storage
 
 CHUNK = 512
 
@@ -127,8 +128,8 @@ def test_plain_python_answers_equal_the_kernels(six_path, monkeypatch, chunk_wis
 
 
 def test_plain_index_equals_the_kernels():
-    from morris_solver import index_format, indexing
-    from morris_solver.variants import get_variant
+    from morris_solver.index import index_format, indexing
+    from morris_solver.rules.variants import get_variant
 
     rng = random.Random(4)
     for name in ("three", "six", "nine"):

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.engine import Engine
-from morris_solver.game import Game
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import legal_moves, play
-from morris_solver.values import Result
+from morris_solver.play.engine import Engine
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import legal_moves, play
+from morris_solver.rules.values import Result
 
 # White (3 stones, flying) closes a7-d7-g7 and leaves Black with 2 stones: win in 1.
 MILL_NOW = "W:a7,d7,c3 B:a1,b4,f2 w"

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import COMMANDS, main
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 # Runs the CLI in a fresh interpreter and prints which heavy modules it loaded.
 PROBE = """

@@ -1,4 +1,4 @@
-"""Solving on a Dask cluster (solver/cluster.py): the same tables as the serial solve,
+"""Solving on a Dask cluster (solver/solving/cluster.py): the same tables as the serial solve,
 code for code (Six Men's Morris whole, Nine Men's Morris up to 5 stones a side); resuming
 across modes; a worker killed mid-task loses nothing."""
 
@@ -13,9 +13,9 @@ import pytest
 distributed = pytest.importorskip("distributed")
 from distributed import Client, LocalCluster, WorkerPlugin  # noqa: E402
 
-from morris_solver.cluster import solve_on_cluster  # noqa: E402
-from morris_solver.generate import solve  # noqa: E402
-from morris_solver.storage import TableFile  # noqa: E402
+from morris_solver.solving.cluster import solve_on_cluster  # noqa: E402
+from morris_solver.solving.generate import solve  # noqa: E402
+from morris_solver.tables.storage import TableFile  # noqa: E402
 
 quiet = {"show_progress": False, "log": lambda s: None}
 

@@ -1,4 +1,4 @@
-"""The values under the draw rule of a move limit (solver/drawrules.py): the rule tables
+"""The values under the draw rule of a move limit (solver/rules/drawrules.py): the rule tables
 against a brute-force reference that carries the count in the state, at small limits
 where cursed wins are common; their verification; probes, moves and the engine."""
 
@@ -16,7 +16,12 @@ from click.testing import CliRunner
 from reference_solver import solve_rule_reference
 
 from morris_cli.main import main
-from morris_solver.drawrules import (
+from morris_solver.check.verify import verify_table
+from morris_solver.index.index_format import index_tables
+from morris_solver.index.indexing import canonical_indices, unrank
+from morris_solver.play.engine import Engine
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.drawrules import (
     CLASSES,
     SCORE_DRAW,
     code_of_score,
@@ -24,21 +29,16 @@ from morris_solver.drawrules import (
     result_at,
     rule_class,
 )
-from morris_solver.engine import Engine
-from morris_solver.game import Game
-from morris_solver.generate import solve
-from morris_solver.index_format import index_tables
-from morris_solver.indexing import canonical_indices, unrank
-from morris_solver.position import Position, split_count
-from morris_solver.probe import Tablebase
-from morris_solver.retrograde import NO_FRONTIER, frontier_of
-from morris_solver.rules import legal_moves, play, terminal
-from morris_solver.search import search_value
-from morris_solver.sectors import sector_key
-from morris_solver.storage import TableFile, rule_layer
-from morris_solver.values import PAD, Result
-from morris_solver.variants import VARIANTS
-from morris_solver.verify import verify_table
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position, split_count
+from morris_solver.rules.rules import legal_moves, play, terminal
+from morris_solver.rules.sectors import sector_key
+from morris_solver.rules.values import PAD, Result
+from morris_solver.rules.variants import VARIANTS
+from morris_solver.search.search import search_value
+from morris_solver.solving.generate import solve
+from morris_solver.solving.retrograde import NO_FRONTIER, frontier_of
+from morris_solver.tables.storage import TableFile, rule_layer
 
 LIMITS = (6, 10, 20)
 QUIET = {"show_progress": False, "log": lambda s: None}

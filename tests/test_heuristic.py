@@ -9,14 +9,14 @@ import random
 
 import pytest
 
-from morris_solver.engine import SEARCH_DEPTHS, SearchEngine
-from morris_solver.errors import MorrisError
-from morris_solver.game import Game
-from morris_solver.heuristic import HeuristicPlayer
-from morris_solver.position import Position
-from morris_solver.rules import successors, terminal
-from morris_solver.values import BIG, Result
-from morris_solver.variants import VARIANTS, get_variant
+from morris_solver.core.errors import MorrisError
+from morris_solver.play.engine import SEARCH_DEPTHS, SearchEngine
+from morris_solver.play.heuristic import HeuristicPlayer
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import successors, terminal
+from morris_solver.rules.values import BIG, Result
+from morris_solver.rules.variants import VARIANTS, get_variant
 
 
 def _bits(mask: int):

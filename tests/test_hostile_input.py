@@ -19,15 +19,15 @@ from click.testing import CliRunner
 
 from morris_cli.common import FiniteFloat, WholeNumber
 from morris_cli.main import main
-from morris_solver.errors import MorrisError, PositionError, quoted, whole_number
-from morris_solver.game import Game
-from morris_solver.position import Position, split_count
-from morris_solver.probe import Tablebase
-from morris_solver.rules import legal_moves, parse_move, play
-from morris_solver.sectors import parse_sector
-from morris_solver.stats import table_statistics
-from morris_solver.storage import TableError, TableFile
-from morris_solver.variants import get_variant
+from morris_solver.check.stats import table_statistics
+from morris_solver.core.errors import MorrisError, PositionError, quoted, whole_number
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position, split_count
+from morris_solver.rules.rules import legal_moves, parse_move, play
+from morris_solver.rules.sectors import parse_sector
+from morris_solver.rules.variants import get_variant
+from morris_solver.tables.storage import TableError, TableFile
 
 HUGE = "9" * 5000
 # Six Men's Morris position text whose hands are not 1 to 6 ASCII digits

@@ -115,10 +115,10 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_sees_relative_absolute_and_function_level_imports():
     graph = _graph()
-    assert "morris_solver.rules" in graph["morris_solver.review"]  # relative, top level
-    assert "morris_solver.variants" in graph["morris_cli.common"]  # absolute
-    assert "morris_solver.rules" in graph["morris_solver.position"]  # in a function
-    assert "morris_solver.position" not in graph["morris_solver.rules"]  # TYPE_CHECKING
+    assert "morris_solver.rules.rules" in graph["morris_solver.play.review"]  # relative, top level
+    assert "morris_solver.rules.variants" in graph["morris_cli.common"]  # absolute
+    assert "morris_solver.rules.rules" in graph["morris_solver.rules.position"]  # in a function
+    assert "morris_solver.rules.position" not in graph["morris_solver.rules.rules"]  # TYPE_CHECKING
 
 
 def test_the_circle_finder_finds_a_circle():

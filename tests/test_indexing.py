@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 from numba import njit, prange
 
-from morris_solver.bits import HAS_PEXT
-from morris_solver.board import BOARDS
-from morris_solver.index_format import IndexTables, build_index_tables, index_tables, sector_slots
-from morris_solver.indexing import (
+from morris_solver.core.bits import HAS_PEXT
+from morris_solver.index.index_format import (
+    IndexTables,
+    build_index_tables,
+    index_tables,
+    sector_slots,
+)
+from morris_solver.index.indexing import (
     bytewise_colex_rank,
     canonical_index,
     colex_rank,
@@ -31,7 +35,8 @@ from morris_solver.indexing import (
     next_in_class,
     unrank,
 )
-from morris_solver.variants import get_variant
+from morris_solver.rules.board import BOARDS
+from morris_solver.rules.variants import get_variant
 
 
 @njit(parallel=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from morris_solver.retrograde import MARK_BLOCK, write_predecessors
+from morris_solver.solving.retrograde import MARK_BLOCK, write_predecessors
 
 
 def _write(codes, counts, triggers, targets, c):

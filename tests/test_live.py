@@ -16,8 +16,8 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.web.app import create_app  # noqa: E402
 from morris_cli.web.live_limits import Limits  # noqa: E402
-from morris_solver.game import Game  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
+from morris_solver.query.probe import Tablebase  # noqa: E402
+from morris_solver.rules.game import Game  # noqa: E402
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from test_properties import SETTINGS, VARIANT_NAMES, positions
 
-from morris_solver.movegen import MAX_MOVES, gen_moves, gen_successors, rule_tables
-from morris_solver.position import Position
-from morris_solver.variants import VARIANTS
+from morris_solver.index.movegen import MAX_MOVES, gen_moves, gen_successors, rule_tables
+from morris_solver.rules.position import Position
+from morris_solver.rules.variants import VARIANTS
 
 
 def _written(buffers, n):

@@ -1,4 +1,4 @@
-"""Differential test of ``morris_solver.rules`` against OpenSpiel's ``nine_mens_morris``.
+"""Differential test of ``morris_solver.rules.rules`` against OpenSpiel's ``nine_mens_morris``.
 
 Seeded random games are played in both implementations side by side. After every
 whole move the two must agree on the set of legal whole moves, on the position each of
@@ -29,10 +29,10 @@ from collections import Counter
 
 import pytest
 
-from morris_solver.position import Position
-from morris_solver.rules import Move, legal_moves, phase, successors, terminal
-from morris_solver.values import Result
-from morris_solver.variants import get_variant
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import Move, legal_moves, phase, successors, terminal
+from morris_solver.rules.values import Result
+from morris_solver.rules.variants import get_variant
 
 pyspiel = pytest.importorskip("pyspiel")  # open-spiel: the dev extra
 

@@ -1,4 +1,4 @@
-"""The one winner function (``morris_solver.outcome``) that the review, the analysis API
+"""The one winner function (``morris_solver.rules.outcome``) that the review, the analysis API
 and the live rooms' referee share: an outcome is for the side to move, a winner is a
 colour; checked on every combination and on a real ending."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from morris_solver.game import Game
-from morris_solver.outcome import outcome_json, winner
-from morris_solver.rules import Outcome
-from morris_solver.values import Result
-from morris_solver.variants import get_variant
+from morris_solver.rules.game import Game
+from morris_solver.rules.outcome import outcome_json, winner
+from morris_solver.rules.rules import Outcome
+from morris_solver.rules.values import Result
+from morris_solver.rules.variants import get_variant
 
 
 @pytest.mark.parametrize("white_to_move", [True, False])

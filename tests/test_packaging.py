@@ -51,7 +51,11 @@ def test_the_wheel_holds_every_module_and_the_published_results(wheel):
     for folder, package in INSTALLED.items():
         for path in (ROOT / folder).glob("*.py"):
             assert f"{package}/{path.name}" in names
-    assert "morris_solver/known_results.toml" in names
+    modules = sorted((ROOT / "solver").glob("*/*.py"))  # the library's layers
+    assert len(modules) > 45
+    for path in modules:
+        assert f"morris_solver/{path.relative_to(ROOT / 'solver').as_posix()}" in names
+    assert "morris_solver/check/known_results.toml" in names
     assert {"morris_solver/py.typed", "morris_cli/py.typed"} <= names  # PEP 561
     for path in (ROOT / "cli" / "web" / "static").iterdir():
         assert f"morris_cli/web/static/{path.name}" in names  # the page works when installed
@@ -154,7 +158,7 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    code = ("import morris_solver.known as k; r = k.known_results(); "
+    code = ("import morris_solver.check.known as k; r = k.known_results(); "
             "print(k.__file__); print(r['three']['start'], r['six']['start'])")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env.update(PYTHONPATH=str(target), MORRIS_CACHE_DIR=str(tmp_path / "cache"))
@@ -170,22 +174,37 @@ def test_the_installed_package_reads_its_results_from_any_folder(wheel, tmp_path
 def test_one_copy_of_the_published_results():
     assert not (ROOT / "data" / "known_results.toml").exists()
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert config["tool"]["setuptools"]["package-data"]["morris_solver"] == ["known_results.toml",
-                                                                          "py.typed"]
+    package_data = config["tool"]["setuptools"]["package-data"]
+    assert package_data["morris_solver"] == ["py.typed"]
+    assert package_data["morris_solver.check"] == ["known_results.toml"]
+    assert [p.relative_to(ROOT).as_posix() for p in (ROOT / "solver").rglob("*.toml")] == [
+        "solver/check/known_results.toml"]
     assert not config["project"]["requires-python"].count("<")
 
 
 def test_public_names_import_on_first_use():
     from morris_solver import Position, Tablebase, solve
 
-    assert Tablebase.__module__ == "morris_solver.probe"
-    assert Position.__module__ == "morris_solver.position"
-    assert solve.__module__ == "morris_solver.generate"
+    assert Tablebase.__module__ == "morris_solver.query.probe"
+    assert Position.__module__ == "morris_solver.rules.position"
+    assert solve.__module__ == "morris_solver.solving.generate"
     assert set(morris_solver.__all__) <= set(dir(morris_solver))
     for name in morris_solver.__all__:
         assert getattr(morris_solver, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         morris_solver.nothing  # noqa: B018
+
+
+def test_no_subpackage_hides_a_public_name():
+    """Importing a subpackage sets it as an attribute of the package, which would hide a
+    public name of the same spelling from ``__getattr__`` (a layer named ``solve`` made
+    ``from morris_solver import solve`` return the subpackage)."""
+    import morris_solver.solving.generate  # noqa: F401
+
+    subpackages = {path.parent.name for path in (ROOT / "solver").glob("*/__init__.py")}
+    assert len(subpackages) >= 9
+    assert not subpackages & set(morris_solver._EXPORTS)
+    assert morris_solver.solve.__module__ == "morris_solver.solving.generate"
 
 
 

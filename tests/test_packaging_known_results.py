@@ -1,4 +1,4 @@
-"""The published results the package ships (``solver/known_results.toml``) against the
+"""The published results the package ships (``solver/check/known_results.toml``) against the
 solved tables: every figure there is read from the file, not typed in here, and a
 disagreement fails."""
 
@@ -8,9 +8,9 @@ import copy
 
 import pytest
 
-from morris_solver.generate import solve
-from morris_solver.known import check_against_known, known_results
-from morris_solver.probe import Tablebase
+from morris_solver.check.known import check_against_known, known_results
+from morris_solver.query.probe import Tablebase
+from morris_solver.solving.generate import solve
 
 
 def test_every_result_names_a_source_outside_the_project():

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase
-from morris_solver.rules import play
-from morris_solver.values import Result, Value
+from morris_solver.query.probe import MissingSectorError, Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import play
+from morris_solver.rules.values import Result, Value
 
 
 @pytest.fixture(scope="module")

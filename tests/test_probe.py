@@ -15,8 +15,15 @@ import numpy as np
 import pytest
 from numba import njit
 
-from morris_solver import game_values
-from morris_solver.compact import (
+from morris_solver.core.errors import MorrisError
+from morris_solver.query import game_values
+from morris_solver.query.probe import MissingSectorError, Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import legal_moves, play, successors, terminal
+from morris_solver.rules.values import PAD, Result, Value
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving.generate import solve
+from morris_solver.tables.compact import (
     PACKED_DRAW,
     PACKED_LOSS,
     PACKED_PAD,
@@ -24,15 +31,8 @@ from morris_solver.compact import (
     compact_codes,
     pack_results,
 )
-from morris_solver.errors import MorrisError
-from morris_solver.generate import solve
-from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase
-from morris_solver.probe_kernels import packed_result_at
-from morris_solver.rules import legal_moves, play, successors, terminal
-from morris_solver.storage import TableError
-from morris_solver.values import PAD, Result, Value
-from morris_solver.variants import get_variant
+from morris_solver.tables.probe_kernels import packed_result_at
+from morris_solver.tables.storage import TableError
 
 STONES = {"three": None, "six": (3, 4), "nine": (3,)}  # None: random games from the start
 PER_RESULT = 40

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from morris_solver.board import BOARDS
-from morris_solver.position import Position
-from morris_solver.rules import Move, legal_moves, outcome, parse_move, successors
-from morris_solver.variants import VARIANTS, Variant
+from morris_solver.rules.board import BOARDS
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import Move, legal_moves, outcome, parse_move, successors
+from morris_solver.rules.variants import VARIANTS, Variant
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -182,8 +182,8 @@ def _a_game_ending_by(reason: str, seed: int) -> list[str]:
     own end, so no draw rules), found by playing seeded random games."""
     import random
 
-    from morris_solver.game import Game
-    from morris_solver.variants import get_variant
+    from morris_solver.rules.game import Game
+    from morris_solver.rules.variants import get_variant
 
     rng = random.Random(seed)
     six = get_variant("six")

@@ -16,7 +16,7 @@ from reference_solver import (
     solve_reference,
 )
 
-from morris_solver.variants import VARIANTS, Variant
+from morris_solver.rules.variants import VARIANTS, Variant
 
 NINE, SIX, THREE = VARIANTS["nine"], VARIANTS["six"], VARIANTS["three"]
 SIX_MOVING_ROOTS = [(4, 4, 0, 0), (4, 3, 0, 0), (3, 4, 0, 0), (3, 3, 0, 0)]

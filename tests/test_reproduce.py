@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.errors import MorrisError
-from morris_solver.known import known_results, reproduce_phase
+from morris_solver.check.known import known_results, reproduce_phase
+from morris_solver.core.errors import MorrisError
 
 START = "sectors/0_0_3_3"  # Three Men's Morris' empty board: one position
 
@@ -48,7 +48,7 @@ def test_a_doctored_start_value_disagrees(table_paths, tmp_path):
     assert "start position value: draw DISAGREES with the published win" in result.output
     assert result.stderr.strip() == (
         "Error: 2 check(s) failed: a sector did not verify or a result disagrees with the "
-        "published results (solver/known_results.toml)"
+        "published results (solver/check/known_results.toml)"
     )
 
 

@@ -1,4 +1,4 @@
-"""The review of a played game (``morris_solver.review``) against values it does not
+"""The review of a played game (``morris_solver.play.review``) against values it does not
 read itself: the brute-force reference solver's (tests/reference_solver.py), with the
 review's definitions (the value after a move, the best move, the marks, the chart)
 restated here from those values; a hand-checked game of Three Men's Morris ply by ply."""
@@ -12,10 +12,7 @@ import pytest
 from reference_solver import SectorValues, solve_reference
 from test_draw_rules import random_moving_positions
 
-from morris_solver.game import Game
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.review import (
+from morris_solver.play.review import (
     DRAW_TURNED_INTO_LOSS,
     QUICKER_LOSS,
     SLOWER_WIN,
@@ -26,9 +23,12 @@ from morris_solver.review import (
     mark_of,
     review_game,
 )
-from morris_solver.rules import successors
-from morris_solver.values import Result, Value
-from morris_solver.variants import get_variant
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import successors
+from morris_solver.rules.values import Result, Value
+from morris_solver.rules.variants import get_variant
 
 PLY_KEYS = {"ply", "mover", "move", "position", "before", "after", "best", "best_value",
             "mark", "missing"}

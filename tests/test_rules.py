@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from morris_solver.errors import IllegalMoveError, MorrisError, PositionError
-from morris_solver.game import Game
-from morris_solver.position import Position
-from morris_solver.rules import Move, legal_moves, outcome, parse_move, phase, play, terminal
-from morris_solver.values import Result
+from morris_solver.core.errors import IllegalMoveError, MorrisError, PositionError
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import Move, legal_moves, outcome, parse_move, phase, play, terminal
+from morris_solver.rules.values import Result
 
 
 def position(text: str, variant: str = "nine") -> Position:

@@ -16,14 +16,16 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver import search as search_module
-from morris_solver.errors import MorrisError
-from morris_solver.generate import solve
-from morris_solver.known import known_results
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import legal_moves, play, terminal
-from morris_solver.search import (
+from morris_solver.check.known import known_results
+from morris_solver.core.errors import MorrisError
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import legal_moves, play, terminal
+from morris_solver.rules.sectors import reachable_sectors
+from morris_solver.rules.values import Result, Value
+from morris_solver.rules.variants import get_variant
+from morris_solver.search import search as search_module
+from morris_solver.search.search import (
     BIG,
     DEFAULT_ETC_PLIES,
     DEFAULT_ORDER,
@@ -35,9 +37,7 @@ from morris_solver.search import (
     search_value,
     value_of,
 )
-from morris_solver.sectors import reachable_sectors
-from morris_solver.values import Result, Value
-from morris_solver.variants import get_variant
+from morris_solver.solving.generate import solve
 
 # Nine Men's Morris placement sectors whose searches reach only moving sectors up to 4-4
 # (at most 3 placement plies); solving the first solves the others on the way.
@@ -269,7 +269,7 @@ def test_a_full_table_makes_room_for_a_deeper_position_whose_probe_starts_empty(
     and every other position stays where its probe finds it."""
     from numba.typed import List
 
-    from morris_solver.search import _tt_find, _tt_get, _tt_home, _tt_put
+    from morris_solver.search.search import _tt_find, _tt_get, _tt_home, _tt_put
 
     rng = random.Random(5)
     for trial in range(200):

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from morris_solver.generate import solve
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import successors, terminal
-from morris_solver.search import PlacementSearch
-from morris_solver.search_limits import SearchCancelled, SearchTimeout
-from morris_solver.values import Result
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import successors, terminal
+from morris_solver.rules.values import Result
+from morris_solver.search.search import PlacementSearch
+from morris_solver.search.search_limits import SearchCancelled, SearchTimeout
+from morris_solver.solving.generate import solve
 
 # With 10 entries in its transposition table the Six start's search takes millions of
 # nodes (seconds): long enough to be stopped in the middle

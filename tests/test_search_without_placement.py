@@ -18,19 +18,19 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.engine import Engine
-from morris_solver.game import Game
-from morris_solver.generate import solve
-from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase
-from morris_solver.probe_results import Searched
-from morris_solver.review import review_game
-from morris_solver.rules import phase, play, successors, terminal
-from morris_solver.search import PlacementSearch, search_value
-from morris_solver.sectors import is_moving, parse_sector_key
-from morris_solver.storage import SECTORS, TableError, TableFile
-from morris_solver.values import Result
-from morris_solver.variants import Variant
+from morris_solver.play.engine import Engine
+from morris_solver.play.review import review_game
+from morris_solver.query.probe import MissingSectorError, Tablebase
+from morris_solver.query.probe_results import Searched
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import phase, play, successors, terminal
+from morris_solver.rules.sectors import is_moving, parse_sector_key
+from morris_solver.rules.values import Result
+from morris_solver.rules.variants import Variant
+from morris_solver.search.search import PlacementSearch, search_value
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import SECTORS, TableError, TableFile
 
 QUIET = {"show_progress": False, "log": lambda s: None}
 # placement sectors of Nine Men's Morris whose searches reach few and small sectors

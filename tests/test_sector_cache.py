@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from morris_solver.sector_cache import SectorCache
-from morris_solver.storage import TableFile
-from morris_solver.variants import get_variant
+from morris_solver.rules.variants import get_variant
+from morris_solver.tables.sector_cache import SectorCache
+from morris_solver.tables.storage import TableFile
 
 SIZES = {(3, 3, 0, 0): 100, (4, 3, 0, 0): 200, (3, 4, 0, 0): 300, (4, 4, 0, 0): 400}
 

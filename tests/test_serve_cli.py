@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from test_live_server import SERVE, free_port, start_server
 
 from morris_cli.serve import serve
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 httpx = pytest.importorskip("httpx2")
 

@@ -1,4 +1,4 @@
-"""Sectors two variants share (solver/sharing.py): which ones, the link that stores them
+"""Sectors two variants share (solver/rules/sharing.py): which ones, the link that stores them
 once, and the clear error when the linked file is missing or holds other rules."""
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.generate import solve
-from morris_solver.index_format import canonical_index, index_tables, sector_slots
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.sectors import reachable_sectors
-from morris_solver.sharing import shared
-from morris_solver.storage import TableError, TableFile
-from morris_solver.variants import get_variant
-from morris_solver.verify import verify_table
+from morris_solver.check.verify import verify_table
+from morris_solver.index.index_format import canonical_index, index_tables, sector_slots
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.sectors import reachable_sectors
+from morris_solver.rules.sharing import shared
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import TableError, TableFile
 
 quiet = {"show_progress": False, "log": lambda s: None}
 

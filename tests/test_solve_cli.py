@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver import storage
-from morris_solver.generate import peak_rss_bytes, reset_peak_rss, solve_group
-from morris_solver.sectors import dependencies, parse_sector
-from morris_solver.storage import TableFile
-from morris_solver.variants import get_variant
+from morris_solver.rules.sectors import dependencies, parse_sector
+from morris_solver.rules.variants import get_variant
+from morris_solver.solving.generate import peak_rss_bytes, reset_peak_rss, solve_group
+from morris_solver.tables import storage
+from morris_solver.tables.storage import TableFile
 
 MORRIS = [sys.executable, "-c", "from morris_cli.main import main; main()"]
 
@@ -102,8 +102,8 @@ def test_a_placement_solve_killed_mid_sector_resumes_to_the_same_tables(tmp_path
 _WRITER = """
 import sys
 import numpy as np
-from morris_solver.storage import STAT_KEYS, TableFile
-from morris_solver.variants import get_variant
+from morris_solver.tables.storage import STAT_KEYS, TableFile
+from morris_solver.rules.variants import get_variant
 table = TableFile.open(sys.argv[1])
 codes = np.random.default_rng(0).integers(0, 300, 40_000_000).astype(np.uint16)
 print("writing", flush=True)

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from morris_solver.generate import SolveLock
-from morris_solver.storage import TableFile
+from morris_solver.solving.generate import SolveLock
+from morris_solver.tables.storage import TableFile
 
 MORRIS = [sys.executable, "-c", "from morris_cli.main import main; main()"]
 
@@ -96,7 +96,7 @@ def test_a_second_solve_of_the_same_file_is_refused(tmp_path):
 def test_a_killed_solves_lock_does_not_block(tmp_path):
     path = tmp_path / "three.h5"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from morris_solver.generate import "
+        [sys.executable, "-c", "import sys, time; from morris_solver.solving.generate import "
          "SolveLock; l = SolveLock(sys.argv[1]); print('locked', flush=True); time.sleep(60)",
          str(path)], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "locked"

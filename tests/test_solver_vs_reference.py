@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from reference_solver import solve_reference
 
-from morris_solver.generate import solve
-from morris_solver.index_format import index_tables
-from morris_solver.indexing import canonical_indices
-from morris_solver.sectors import solve_plan
-from morris_solver.storage import TableFile
-from morris_solver.variants import VARIANTS, Variant
+from morris_solver.index.index_format import index_tables
+from morris_solver.index.indexing import canonical_indices
+from morris_solver.rules.sectors import solve_plan
+from morris_solver.rules.variants import VARIANTS, Variant
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import TableFile
 
 
 def _compare(variant, path, reference):

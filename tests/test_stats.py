@@ -13,15 +13,15 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.generate import solve
-from morris_solver.stats import (
+from morris_solver.check.stats import (
     compare_statistics,
     load_statistics,
     published_statistics,
     published_variants,
     table_statistics,
 )
-from morris_solver.storage import TableFile
+from morris_solver.solving.generate import solve
+from morris_solver.tables.storage import TableFile
 
 STATS = Path(__file__).resolve().parent.parent / "data" / "stats"
 

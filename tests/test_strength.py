@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from morris_solver.engine import STRENGTHS, Engine
-from morris_solver.game import Game
-from morris_solver.generate import solve
-from morris_solver.opponents import player
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import legal_moves, play, terminal
-from morris_solver.values import Result
+from morris_solver.play.engine import STRENGTHS, Engine
+from morris_solver.play.opponents import player
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.game import Game
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import legal_moves, play, terminal
+from morris_solver.rules.values import Result
+from morris_solver.solving.generate import solve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import bench_strength  # noqa: E402

@@ -36,16 +36,17 @@ def _mypy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_mypy_resolves_the_installed_names_to_the_repository(tmp_path):
     """From a folder outside the checkout, as an editor or a user's project would."""
-    (tmp_path / "uses.py").write_text("import morris_cli.web.app\nimport morris_solver.probe\n")
+    (tmp_path / "uses.py").write_text(
+        "import morris_cli.web.app\nimport morris_solver.query.probe\n")
     done = _mypy("--verbose", "--follow-imports=skip", "--cache-dir", str(tmp_path / "cache"),
                  "uses.py", cwd=tmp_path)
     found = {name: Path(path) for path, name in re.findall(
-        r"(?:Skipping|Parsing) (\S+) \((morris_solver\.probe|morris_cli\.web\.app)\)",
+        r"(?:Skipping|Parsing) (\S+) \((morris_solver\.query\.probe|morris_cli\.web\.app)\)",
         done.stderr)}
     hint = "make install: setuptools' strict editable mode"
     assert done.returncode == 0, f"{done.stdout}\n({hint})"
-    assert found.keys() == {"morris_solver.probe", "morris_cli.web.app"}, hint
-    assert found["morris_solver.probe"].resolve() == ROOT / "solver" / "probe.py"
+    assert found.keys() == {"morris_solver.query.probe", "morris_cli.web.app"}, hint
+    assert found["morris_solver.query.probe"].resolve() == ROOT / "solver" / "query" / "probe.py"
     assert found["morris_cli.web.app"].resolve() == ROOT / "cli" / "web" / "app.py"
 
 

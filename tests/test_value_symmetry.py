@@ -5,7 +5,7 @@ same value, which checks that the index canonicalizes consistently. Colours: the
 stores a position as "side to move" vs "other", so a position and its colour swap share
 one slot and comparing their stored values proves nothing. Instead each position, and
 its colour swap, is valued one ply deep through the plain-Python rules
-(``morris_solver.rules``, not the kernels' move generator): the best over its legal moves of
+(``morris_solver.rules.rules``, not the kernels' move generator): the best over its legal moves of
 the stored values they lead to must be the stored value. The successors of the two
 colourings are different positions, generated with White and Black exchanged.
 """
@@ -16,10 +16,10 @@ import random
 
 import pytest
 
-from morris_solver.position import Position
-from morris_solver.probe import Tablebase
-from morris_solver.rules import successors, terminal
-from morris_solver.values import Result, Value
+from morris_solver.query.probe import Tablebase
+from morris_solver.rules.position import Position
+from morris_solver.rules.rules import successors, terminal
+from morris_solver.rules.values import Result, Value
 
 CASES = [("nine", 3, 3), ("six", 4, 3), ("six", 3, 3), ("three", 3, 3)]
 

@@ -1,11 +1,11 @@
-"""The stored code and the one order of values (solver/values.py), which the probe, the
+"""The stored code and the one order of values (solver/rules/values.py), which the probe, the
 verifier and the search all rank moves by."""
 
 from __future__ import annotations
 
 import pytest
 
-from morris_solver.values import (
+from morris_solver.rules.values import (
     BIG,
     DRAW_CODE,
     MAX_PLIES,

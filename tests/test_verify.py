@@ -13,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from morris_cli.main import main
-from morris_solver.index_format import index_tables
-from morris_solver.indexing import unrank
-from morris_solver.position import Position
-from morris_solver.sectors import sector_key
-from morris_solver.storage import TableError, TableFile
-from morris_solver.values import PAD
-from morris_solver.verify import Mismatch, verify_table
+from morris_solver.check.verify import Mismatch, verify_table
+from morris_solver.index.index_format import index_tables
+from morris_solver.index.indexing import unrank
+from morris_solver.rules.position import Position
+from morris_solver.rules.sectors import sector_key
+from morris_solver.rules.values import PAD
+from morris_solver.tables.storage import TableError, TableFile
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.main import main  # noqa: E402
 from morris_cli.web.app import create_app  # noqa: E402
-from morris_solver.engine import Engine  # noqa: E402
-from morris_solver.game import Game  # noqa: E402
-from morris_solver.position import Position  # noqa: E402
-from morris_solver.probe import Tablebase  # noqa: E402
-from morris_solver.rules import legal_moves, play, terminal  # noqa: E402
+from morris_solver.play.engine import Engine  # noqa: E402
+from morris_solver.query.probe import Tablebase  # noqa: E402
+from morris_solver.rules.game import Game  # noqa: E402
+from morris_solver.rules.position import Position  # noqa: E402
+from morris_solver.rules.rules import legal_moves, play, terminal  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from browser import chromium, new_browser, serving  # noqa: E402, F401 (chromium
 from starlette.testclient import TestClient  # noqa: E402
 
 from morris_cli.web.app import create_app  # noqa: E402
-from morris_solver.engine import STRENGTHS  # noqa: E402
-from morris_solver.generate import solve  # noqa: E402
+from morris_solver.play.engine import STRENGTHS  # noqa: E402
+from morris_solver.solving.generate import solve  # noqa: E402
 
 try:
     from selenium.webdriver.common.action_chains import ActionChains

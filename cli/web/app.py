@@ -48,19 +48,19 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from morris_solver.drawrules import DEFAULT_LIMIT
-from morris_solver.engine import STRENGTHS, Engine, SearchEngine
-from morris_solver.errors import MorrisError
-from morris_solver.game import Game
-from morris_solver.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
-from morris_solver.outcome import outcome_json
-from morris_solver.position import Position
-from morris_solver.probe import MissingSectorError, Tablebase
-from morris_solver.probe_results import rule_evaluation_json
-from morris_solver.review import review_game
-from morris_solver.search_limits import SearchCancelled, SearchTimeout
-from morris_solver.storage import TableError
-from morris_solver.variants import VARIANTS, Variant, get_variant
+from morris_solver.core.errors import MorrisError
+from morris_solver.play.engine import STRENGTHS, Engine, SearchEngine
+from morris_solver.play.opponent_model import DEFAULT_MODEL_ERROR, model_error_of
+from morris_solver.play.review import review_game
+from morris_solver.query.probe import MissingSectorError, Tablebase
+from morris_solver.query.probe_results import rule_evaluation_json
+from morris_solver.rules.drawrules import DEFAULT_LIMIT
+from morris_solver.rules.game import Game
+from morris_solver.rules.outcome import outcome_json
+from morris_solver.rules.position import Position
+from morris_solver.rules.variants import VARIANTS, Variant, get_variant
+from morris_solver.search.search_limits import SearchCancelled, SearchTimeout
+from morris_solver.tables.storage import TableError
 
 from . import params
 from .game_json import game_json, move_json

@@ -4,8 +4,8 @@ as the pages enter them by clicks."""
 
 from __future__ import annotations
 
-from morris_solver.game import Game
-from morris_solver.rules import Move, phase
+from morris_solver.rules.game import Game
+from morris_solver.rules.rules import Move, phase
 
 
 def game_json(game: Game, played_key: str = "moves") -> dict:

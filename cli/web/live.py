@@ -24,8 +24,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from morris_solver.game import Game
-from morris_solver.variants import get_variant
+from morris_solver.rules.game import Game
+from morris_solver.rules.variants import get_variant
 
 from .live_connection import Connection, catch_up
 from .live_limits import Limits, RoomCreation, evict_beyond

@@ -13,8 +13,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from morris_solver.drawrules import DEFAULT_LIMIT
-from morris_solver.variants import VARIANTS
+from morris_solver.rules.drawrules import DEFAULT_LIMIT
+from morris_solver.rules.variants import VARIANTS
 
 from . import params
 from .live import LiveRooms

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from morris_solver.errors import MorrisError
-from morris_solver.game import Game
-from morris_solver.outcome import winner
-from morris_solver.rules import parse_move
-from morris_solver.variants import get_variant
+from morris_solver.core.errors import MorrisError
+from morris_solver.rules.game import Game
+from morris_solver.rules.outcome import winner
+from morris_solver.rules.rules import parse_move
+from morris_solver.rules.variants import get_variant
 
 from .game_json import game_json, move_json, played_moves
 from .room_errors import Invalid, NotAllowed, NotNow

@@ -27,7 +27,7 @@ import uuid
 from collections import Counter
 from typing import cast
 
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 from .referee import RoomRecord
 from .roomstore import RoomStore, StoredRoom

@@ -22,7 +22,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from morris_solver.errors import MorrisError
+from morris_solver.core.errors import MorrisError
 
 from .referee import RoomRecord
 from .roomstore import RoomStore, StoredRoom
