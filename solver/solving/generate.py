@@ -41,6 +41,8 @@ from ..tables.sector_cache import SectorCache
 from ..tables.storage import SECTORS, TableFile, default_table_path, rule_layer
 from .checkpoint import GroupCheckpoint, GroupState
 from .retrograde import (
+    BUCKET_ROOM,
+    BUCKET_SHIFT,
     IN_GROUP,
     PAD,
     PARTNER,
@@ -55,8 +57,14 @@ from .retrograde import (
     max_code,
     placement_pass,
     sector_statistics,
+    write_buffers,
 )
 
+# the level passes' writes grouped by destination (``retrograde.level_pass``): buckets of
+# 2^18 slots, 32,768 pending writes a bucket and thread (module constants, so that a test
+# can make them small enough to exercise every path on a small group)
+WRITE_BUCKET_SHIFT = BUCKET_SHIFT
+WRITE_ROOM = BUCKET_ROOM
 _CHUNK = 2048  # slots per parallel work item (a multiple of MARK_BLOCK)
 CHECKPOINT_INTERVAL = 900.0  # seconds of level passes between two snapshots of a group
 
@@ -175,6 +183,9 @@ def solve_group(
             for j in range(4):  # append: extend() takes a reflected list, which Numba deprecates
                 marks.append(resumed.marks[4 * k + j] if resumed else
                              np.zeros(len(events[k]), np.uint16))
+        threads = numba.get_num_threads()
+        largest = max(len(vals[k]) for k in range(len(group)))
+        pending, fills = write_buffers(largest, threads, WRITE_BUCKET_SHIFT, WRITE_ROOM)
         c = resumed.c if resumed else 2
         before = resumed.before if resumed else 1  # slots written by the level before
         levels_started = time.perf_counter()
@@ -189,7 +200,7 @@ def solve_group(
             written = sum(
                 level_pass(
                     R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay,
-                    trigger_levels[k][c], _CHUNK, numba.get_num_threads(),
+                    trigger_levels[k][c], _CHUNK, threads, WRITE_BUCKET_SHIFT, pending, fills,
                 )
                 for k in range(len(group))
             )

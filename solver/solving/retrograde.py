@@ -30,7 +30,7 @@ candidate and was 20-60x slower on twins with a flying side (NMM 3-5: 128 s vs 2
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from ..core.bits import atomic_decrement, prefetch, trailing_zeros
 from ..index.indexing import (
@@ -370,38 +370,69 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi, threads):
 
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
-PENDING_WRITES = 4096  # predecessor writes a level pass collects before it makes them
+BUCKET_SHIFT = 18  # slots per destination bucket: 2^18, 512 KB of codes (in L2 with its counts)
+BUCKET_ROOM = 1 << 15  # a thread's writes held for one bucket before it makes them
+WRITE_AHEAD = 16  # writes prefetched ahead of the one made
+
+
+def write_buffers(slots: int, threads: int, shift: int = BUCKET_SHIFT,
+                  room: int = BUCKET_ROOM) -> tuple[np.ndarray, np.ndarray]:
+    """Each thread's pending predecessor writes of a level, by destination bucket of
+    ``2^shift`` slots (``level_pass``), for sectors of up to ``slots`` slots: ``room``
+    slot numbers a bucket and thread (4 bytes each: with the defaults, half a byte a slot of
+    the largest sector per thread), and how many each holds. Made once per group: a fresh
+    buffer each level would fault its pages in again."""
+    if slots >= 1 << 32:
+        raise ValueError(f"a sector of {slots} slots does not fit the 32-bit write buffers")
+    nbuckets = max(1, (slots + (1 << shift) - 1) >> shift)
+    return (np.empty((threads * nbuckets, room), np.uint32),
+            np.zeros(threads * nbuckets, np.int64))
 
 
 @njit(cache=True, inline="always")
-def write_predecessors(targets, n, vp, cp, tp, mark_pred, c):
-    """Level ``c``'s writes to the predecessors ``targets[:n]`` (prefetched as they were
-    indexed, so that their cache misses overlapped the index arithmetic of the positions
-    after them instead of each position waiting for its own). At a win level each
+def write_predecessors(targets, n, vp, cp, tp, mark_pred, c, shared=True):
+    """Level ``c``'s writes to the predecessors ``targets[:n]``. At a win level each
     undecided one is won; at a loss level each takes one off its count (a predecessor
     appears once per frontier win it has as a successor) and is lost when the count
     reaches zero, unless an exit keeps it alive past this level. Returns the slots
     written.
 
-    A loss level decrements before it reads the code, and reads it (and the trigger)
-    only where the count reaches zero: most writes then touch one array instead of two
-    (in 7-7, larger than the cache, a write took twice a random read-modify-write of
-    one array: benchmarks/solve_profile.md). An undecided slot's count goes as before;
-    a decided slot's count is never read again (it may even wrap around, where the
-    init pass left it 0), and the code check keeps such a slot from being written."""
+    The targets come from one destination bucket (``level_pass``), so their lines are
+    close together and stay in the cache between writes; each is prefetched
+    ``WRITE_AHEAD`` writes ahead. A loss level decrements before it reads the code, and
+    reads it (and the trigger) only where the count reaches zero, so that most writes
+    touch one array. An undecided slot's count goes as before; a decided slot's count is
+    never read again (it may even wrap around, where the init pass left it 0), and the
+    code check keeps such a slot from being written.
+
+    ``shared``: another thread may write the same slots meanwhile, so the decrements are
+    atomic. A thread that owns the bucket decrements plainly: a locked decrement waits
+    for its cache line before the next write can start, which undoes the point of
+    prefetching in a bucket whose lines are near."""
     level = np.uint16(c)
     written = 0
     for j in range(n):
+        if j + WRITE_AHEAD < n:
+            if c % 2 == 0:
+                prefetch(vp, targets[j + WRITE_AHEAD])
+            else:
+                prefetch(cp, targets[j + WRITE_AHEAD])
         idx = targets[j]
         if c % 2 == 0:
             if vp[idx] == 0:
                 vp[idx] = level
                 mark_pred[idx // MARK_BLOCK] = level
                 written += 1
-        elif atomic_decrement(cp, idx) == 1 and vp[idx] == 0 and tp[idx] <= c:
-            vp[idx] = level
-            mark_pred[idx // MARK_BLOCK] = level
-            written += 1
+        else:
+            if shared:
+                last = atomic_decrement(cp, idx) == 1
+            else:
+                last = cp[idx] == 1
+                cp[idx] -= 1
+            if last and vp[idx] == 0 and tp[idx] <= c:
+                vp[idx] = level
+                mark_pred[idx // MARK_BLOCK] = level
+                written += 1
     return written
 
 
@@ -447,7 +478,7 @@ def block_events(v, tr, win_delay):
 
 @njit(parallel=True, cache=True)
 def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_delay, triggered,
-               chunk, threads):
+               chunk, threads, shift, pending, fills):
     """One level for group sector k: its triggered slots at code c, and the predecessors
     (in k's partner sector) of its slots holding ``fresh`` (the frontier: c - 1, except
     for the loss levels of the draw-rule game: see ``frontier_of``). Returns the slots
@@ -455,7 +486,18 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
 
     At a loss level each frontier win takes one off the count of every distinct
     predecessor (atomically); the predecessor whose count reaches zero is lost, at this
-    level, or at its trigger level if an exit keeps it alive longer."""
+    level, or at its trigger level if an exit keeps it alive longer.
+
+    The writes are grouped by destination: each thread appends a predecessor's slot to
+    its own buffer for the predecessor's bucket of ``2^shift`` slots (``pending``,
+    ``fills``: ``write_buffers``) and makes a bucket's writes when it is
+    full, and the rest after the frontier's last position, bucket by bucket. The writes
+    of one bucket fall in half a megabyte of codes, which stays in the cache while they
+    are made, where one at a time they were random accesses to a sector of up to a
+    gigabyte (twice the cost of a random read-modify-write:
+    benchmarks/solve_profile.md). A full buffer's writes are made while the other
+    thread may write the same bucket, with atomic decrements; after the pass each bucket
+    belongs to one thread, which decrements plainly."""
     v = vals[k]
     tr = trig[k]
     cnt = counts[k]
@@ -479,6 +521,8 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
     nblocks = seen.shape[0]
     blocks_per_chunk = chunk // MARK_BLOCK
     nchunks = (nblocks + blocks_per_chunk - 1) // blocks_per_chunk
+    nbuckets = (vp.shape[0] + (1 << shift) - 1) >> shift
+    room = pending.shape[1]
     # per chunk, not a prange reduction: Numba's reduction analysis cannot follow a
     # count updated inside the nested block loop
     written = np.zeros(nchunks, np.int64)
@@ -501,15 +545,12 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
         pred_index = np.empty(MAX_UNMOVES, np.int64)
         pred_class = np.empty(MAX_UNMOVES, np.int64)
         pred_sym = np.empty(MAX_UNMOVES, np.int64)
-        # the predecessors of a block's frontier, written once all of them are indexed
-        # (``write_predecessors``)
-        targets = np.empty(PENDING_WRITES, np.int64)
+        own = get_thread_id() * nbuckets  # this thread's first bucket buffer
         for b in range(first, last):
             static = ev[b] == level
             if seen[b] != fresh and not static:
                 continue
             block_end = min((b + 1) * MARK_BLOCK, size)
-            ntargets = 0
             for i in range(b * MARK_BLOCK, block_end):
                 if triggered and tr[i] == level and v[i] == 0 and (win_level or cnt[i] == 0):
                     v[i] = level
@@ -526,23 +567,35 @@ def level_pass(R, T, SI, vals, trig, counts, events, marks, k, c, fresh, win_del
                 if not win_level:
                     # a loss level takes one off each distinct predecessor's count
                     npred = distinct(T, T.class_off[W] + i // per_class, pred_index, npred)
-                if ntargets + npred > targets.shape[0]:
-                    count += write_predecessors(targets, ntargets, vp, cp, tp, mark_pred, c)
-                    ntargets = 0
                 for j in range(npred):
                     idx = pred_index[j]
-                    targets[ntargets] = idx
-                    ntargets += 1
-                    # a loss level reads a code only where a count reaches zero
-                    if win_level:
-                        prefetch(vp, idx)
-                    else:
-                        prefetch(cp, idx)
-            count += write_predecessors(targets, ntargets, vp, cp, tp, mark_pred, c)
+                    row = own + (idx >> shift)
+                    f = fills[row]
+                    pending[row, f] = idx
+                    f += 1
+                    if f == room:
+                        count += write_predecessors(pending[row], f, vp, cp, tp, mark_pred, c)
+                        f = 0
+                    fills[row] = f
             if static:
                 ev[b] = next_event(v, tr, b * MARK_BLOCK, block_end, c, win_delay)
         written[ci] = count
-    return written.sum()
+    # every thread's writes still pending, bucket by bucket
+    flushed = np.zeros(nbuckets, np.int64)
+    rounds = rounds_of(nbuckets, threads)
+    for item in prange(rounds * threads):
+        bucket = striped(item, rounds, threads)
+        if bucket >= nbuckets:
+            continue
+        count = 0
+        for t in range(threads):
+            row = t * nbuckets + bucket
+            if fills[row]:
+                count += write_predecessors(pending[row], fills[row], vp, cp, tp, mark_pred, c,
+                                            False)
+                fills[row] = 0
+        flushed[bucket] = count
+    return written.sum() + flushed.sum()
 
 
 @njit(cache=True)
