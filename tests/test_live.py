@@ -7,6 +7,7 @@ and the rate limits."""
 from __future__ import annotations
 
 import random
+import sqlite3
 
 import pytest
 
@@ -404,3 +405,19 @@ def test_a_join_with_the_guests_own_token_is_safe_to_retry(client):
     client.post(f"/api/rooms/{room}/move", json={"move": "b2"}, headers=bearer(host))
     assert client.post(f"/api/rooms/{room}/move", json={"move": "a1"},
                        headers={"Authorization": f"Bearer {token}"}).status_code == 200
+
+
+def test_a_refused_room_is_not_stored(client, rooms_file):
+    def stored() -> int:
+        with sqlite3.connect(rooms_file) as db:
+            return db.execute("SELECT COUNT(*) FROM rooms").fetchone()[0]
+
+    before = stored()
+    for limit in (0, 128, 500, 10_000):
+        answer = client.post("/api/rooms", json={"variant": "three", "move_limit": limit})
+        assert answer.status_code == 400, answer.text
+        assert "between 1 and 127" in answer.json()["error"]
+    assert stored() == before
+    made = client.post("/api/rooms", json={"variant": "three", "move_limit": 127})
+    assert made.status_code == 201, made.text
+    assert stored() == before + 1

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from morris_solver.rules.drawrules import DEFAULT_LIMIT
+from morris_solver.rules.drawrules import DEFAULT_LIMIT, MAX_LIMIT
 from morris_solver.rules.variants import VARIANTS
 
 from . import params
@@ -69,7 +69,7 @@ class RoomsApi:
         variant = params.choice(body, "variant", tuple(VARIANTS))
         color = params.choice(body, "color", ("white", "black", "random"), "random")
         draw_rules = params.flag(body, "draw_rules", True)
-        move_limit = params.whole_number(body, "move_limit", DEFAULT_LIMIT, 1, 10_000)
+        move_limit = params.whole_number(body, "move_limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
         address = request.client.host if request.client else "unknown"
         record, token, invite = await self.rooms.create(variant, color, draw_rules,
                                                         move_limit, address)
