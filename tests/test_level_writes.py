@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from morris_solver.solving import generate
-from morris_solver.solving.retrograde import MARK_BLOCK, write_predecessors
+from morris_solver.solving.retrograde import MARK_BLOCK, write_buffers, write_predecessors
 from morris_solver.tables.storage import TableFile
 
 
@@ -76,7 +76,7 @@ def test_marks_name_the_block_written():
 
 
 def test_writes_grouped_in_tiny_buckets_give_the_same_tables(table_paths, tmp_path, monkeypatch):
-    # buckets of 64 slots holding 4 writes a thread: nearly every write goes through a
+    # buckets of 64 slots holding 2 writes a thread: nearly every write goes through a
     # full bucket's flush inside the pass, the rest through the flush after it; with the
     # defaults these small sectors fit one bucket that is flushed after the pass only
     monkeypatch.setattr(generate, "WRITE_BUCKET_SHIFT", 6)
@@ -89,3 +89,11 @@ def test_writes_grouped_in_tiny_buckets_give_the_same_tables(table_paths, tmp_pa
     assert set(got.sectors()) == set(expected.sectors())
     for sector in expected.sectors():
         assert np.array_equal(got.read_sector(sector), expected.read_sector(sector)), sector
+
+
+def test_the_write_buffers_take_one_byte_a_slot_on_any_number_of_threads():
+    slots = 600_000_000  # about Nine's largest sector
+    for threads in (1, 2, 16):
+        pending, fills = write_buffers(slots, threads)
+        assert pending.shape[0] == fills.shape[0] == threads * -(-slots // 2**18)
+        assert abs(pending.nbytes - slots) < 2**18

@@ -61,8 +61,8 @@ from .retrograde import (
 )
 
 # the level passes' writes grouped by destination (``retrograde.level_pass``): buckets of
-# 2^18 slots, 32,768 pending writes a bucket and thread (module constants, so that a test
-# can make them small enough to exercise every path on a small group)
+# 2^18 slots, 65,536 pending writes a bucket shared out among the threads (module
+# constants, so that a test can make them small enough to exercise every path)
 WRITE_BUCKET_SHIFT = BUCKET_SHIFT
 WRITE_ROOM = BUCKET_ROOM
 _CHUNK = 2048  # slots per parallel work item (a multiple of MARK_BLOCK)

@@ -371,21 +371,22 @@ def placement_pass(R, T, SI, vals, trig, counts, k, lo, hi, threads):
 
 MARK_BLOCK = 64  # slots per level mark and per event (128 bytes of codes)
 BUCKET_SHIFT = 18  # slots per destination bucket: 2^18, 512 KB of codes (in L2 with its counts)
-BUCKET_ROOM = 1 << 15  # a thread's writes held for one bucket before it makes them
+BUCKET_ROOM = 1 << 16  # writes held for one bucket, shared out among the threads
 WRITE_AHEAD = 16  # writes prefetched ahead of the one made
 
 
 def write_buffers(slots: int, threads: int, shift: int = BUCKET_SHIFT,
                   room: int = BUCKET_ROOM) -> tuple[np.ndarray, np.ndarray]:
     """Each thread's pending predecessor writes of a level, by destination bucket of
-    ``2^shift`` slots (``level_pass``), for sectors of up to ``slots`` slots: ``room``
-    slot numbers a bucket and thread (4 bytes each: with the defaults, half a byte a slot of
-    the largest sector per thread), and how many each holds. Made once per group: a fresh
-    buffer each level would fault its pages in again."""
+    ``2^shift`` slots (``level_pass``), for sectors of up to ``slots`` slots, and how
+    many each holds. A bucket holds ``room`` writes of 4 bytes shared out among the
+    threads, so that the buffers take the same memory on any number of cores: with the
+    defaults one byte a slot of the largest sector (535 MB for Nine's 9-8 twin). Made
+    once per group: a fresh buffer each level would fault its pages in again."""
     if slots >= 1 << 32:
         raise ValueError(f"a sector of {slots} slots does not fit the 32-bit write buffers")
     nbuckets = max(1, (slots + (1 << shift) - 1) >> shift)
-    return (np.empty((threads * nbuckets, room), np.uint32),
+    return (np.empty((threads * nbuckets, max(1, room // threads)), np.uint32),
             np.zeros(threads * nbuckets, np.int64))
 
 
