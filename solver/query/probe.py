@@ -1,6 +1,7 @@
 """Perfect play from the tables: the value of a position and of every legal move.
 
-``Tablebase.open(path)`` reads only the file's attributes. Values are for the side to
+``Tablebase.open(path)`` reads only the file's attributes; used in a ``with`` block, or
+ended by ``close``, the ``Tablebase`` lets go of what it loaded. Values are for the side to
 move (``values.Value``): win, draw or loss, and the distance in plies to the end of the
 game under optimal play (the winner hurries, the loser delays). A move's value is the
 value it leads to for the side that plays it; moves rank shortest win, draws, longest
@@ -57,10 +58,12 @@ class Tablebase:
     The search of placement positions the file lacks: ``search`` (on or off),
     ``search_limits``, ``may_search``, ``search_totals``/``searched_since``,
     ``warm_up``. The file: ``variant``, ``path``, ``sector_statistics``,
-    ``sector_codes``, ``cache_bytes``/``cached_bytes``. Errors: ``TableError`` for a
-    foreign position or a damaged file, its ``MissingSectorError`` where the file lacks
-    what a query needs (the message names the ``morris solve`` that makes it),
-    ``SearchTimeout``/``SearchCancelled`` past ``search_limits``."""
+    ``sector_codes``, ``cache_bytes``/``cached_bytes``, ``close``/``closed`` (and
+    ``with Tablebase.open(path) as tb:``, which closes it at the block's end). Errors:
+    ``TableError`` for a foreign position, a damaged file or a closed ``Tablebase``, its
+    ``MissingSectorError`` where the file lacks what a query needs (the message names
+    the ``morris solve`` that makes it), ``SearchTimeout``/``SearchCancelled`` past
+    ``search_limits`` (docs/api.md)."""
 
     def __init__(
         self,
@@ -76,6 +79,7 @@ class Tablebase:
         self._variant = VARIANTS[v.name] if VARIANTS.get(v.name) == v else v  # fast `is` check
         self._route = SearchRoute(table, self, search)
         self._statistics: dict[Sector, dict] | None = None
+        self._closed = False
 
     @classmethod
     def open(
@@ -92,8 +96,36 @@ class Tablebase:
         been read, then loaded whole if it fits ``cache_bytes`` (0: load every sector
         whole at once). With ``search``, placement positions whose sector the file lacks
         are answered by search over its moving phase (``search_route``). Raises
-        ``TableError`` if the file is missing or not a table file."""
+        ``TableError`` if the file is missing or not a table file. Also a context
+        manager: ``with Tablebase.open(path) as tb:`` closes it at the block's end."""
         return cls(TableFile.open(path), cache_bytes, whole_sector_after, search)
+
+    def close(self) -> None:
+        """Let go of the table: the sectors and chunks loaded, the draw-rule values, the
+        placement search's tables. The file itself is open only while a read runs, so
+        nothing else is held. A query after it raises ``TableError``; ``variant`` and
+        ``path`` still answer. Closing again does nothing."""
+        self._closed = True
+        for loaded in ("_game", "_rules"):  # cached properties: dropped with their caches
+            self.__dict__.pop(loaded, None)
+        self._route.close()
+        self._statistics = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether ``close`` was called (or the ``with`` block that opened it ended)."""
+        return self._closed
+
+    def __enter__(self) -> Tablebase:
+        self._check_open()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = " (closed)" if self._closed else ""
+        return f"<Tablebase {self._variant.name} {str(self.path)!r}{state}>"
 
     # -- the file ---------------------------------------------------------------------
 
@@ -108,6 +140,7 @@ class Tablebase:
     def sector_statistics(self) -> dict[Sector, dict]:
         """Every sector of the file with its stored statistics (``storage.STAT_KEYS``:
         wins, draws and losses for the side to move), read once."""
+        self._check_open()
         if self._statistics is None:
             self._statistics = self._table.sectors()
         return self._statistics
@@ -116,6 +149,7 @@ class Tablebase:
         """The codes of a sector as the kernels read them (``probe_kernels.code_at``):
         bytes when they fit (``compact.compact_codes``), else uint16. Loaded into the
         cache if needed. Raises ``MissingSectorError`` or ``TableError`` like ``probe``."""
+        self._check_open()
         return self._game.whole(sector)
 
     @property
@@ -125,8 +159,10 @@ class Tablebase:
 
     @property
     def cached_bytes(self) -> int:
-        """Bytes held by the sectors and chunks now in the cache of the game's values."""
-        return self._game.cache.nbytes
+        """Bytes held by the sectors and chunks now in the cache of the game's values (0
+        once closed)."""
+        game = self.__dict__.get("_game")
+        return 0 if game is None else game.cache.nbytes
 
     # -- the game ---------------------------------------------------------------------
 
@@ -220,6 +256,7 @@ class Tablebase:
 
     def rule_limits(self) -> list[int]:
         """The move limits whose draw-rule values the file holds (read once)."""
+        self._check_open()
         return self._rules.limits()
 
     def rule_probe(self, position: Position, count: int = 0,
@@ -279,6 +316,7 @@ class Tablebase:
         """Whether some placement position is answered by search here: searching is on
         and the file lacks a placement sector some game reaches (a server runs those
         queries apart from the plain reads)."""
+        self._check_open()
         return self._route.may_search()
 
     @property
@@ -295,6 +333,7 @@ class Tablebase:
     def placement_search(self) -> PlacementSearch:
         """The search that answers placement positions the file lacks, kept for this
         ``Tablebase``'s life (its sectors and transposition table)."""
+        self._check_open()
         return self._route.search
 
     def warm_up(self) -> None:
@@ -304,6 +343,8 @@ class Tablebase:
         file without the placement phase also loads the moving phase for the search and
         searches the start (Nine Men's Morris: 2.1 GiB of results, minutes)."""
         from ..tables import probe_kernels  # noqa: F401  (once imported, every Tablebase uses it)
+
+        self._check_open()
 
         sector = min(self._table.sectors(), default=None)
         if sector is None:
@@ -331,6 +372,7 @@ class Tablebase:
     @cached_property
     def _game(self) -> GameValues:
         """The game's values, read when first asked (so is the index)."""
+        self._check_open()
         return GameValues(self._table, self._variant, self._cache_bytes,
                           self._whole_sector_after,
                           lambda sector: missing_sector(self._table, sector))
@@ -351,7 +393,13 @@ class Tablebase:
             return None
 
     def _check_variant(self, position: Position) -> None:
+        self._check_open()
         check_variant(self.path, self._variant, position.variant)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TableError(f"the Tablebase of {self.path} is closed: open the file again "
+                             "to query it")
 
 
 def _move_from_masks(mover: int, other: int, succ_mover: int, succ_other: int) -> Move:

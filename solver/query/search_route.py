@@ -77,6 +77,10 @@ class SearchRoute:
         self.take_up_book(search)
         return search
 
+    def close(self) -> None:
+        """Let go of the search and the moving-phase tables it loaded (``Tablebase.close``)."""
+        self.__dict__.pop("search", None)
+
     def take_up_book(self, search: PlacementSearch) -> None:
         """Put the bounds of the file's search book, if it has one of the game's values,
         into ``search``'s table (a cleared one too: ``bench_placement_search.py``)."""
