@@ -7,6 +7,7 @@ editable install leads static tools to the repository's files."""
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.machinery
 import importlib.metadata
 import json
@@ -189,8 +190,14 @@ def test_public_names_import_on_first_use():
     assert Position.__module__ == "morris_solver.rules.position"
     assert solve.__module__ == "morris_solver.solving.generate"
     assert set(morris_solver.__all__) <= set(dir(morris_solver))
-    for name in morris_solver.__all__:
-        assert getattr(morris_solver, name) is not None
+    assert morris_solver.__all__ == sorted(morris_solver._EXPORTS)
+    for name, module in morris_solver._EXPORTS.items():
+        value = getattr(morris_solver, name)
+        defining = importlib.import_module(f"morris_solver.{module}")
+        assert value is getattr(defining, name), name  # the module's own object
+        # defined there, not re-exported from elsewhere (a constant has no __module__)
+        assert getattr(value, "__module__", defining.__name__) == defining.__name__, name
+        assert vars(morris_solver)[name] is value, name  # kept after the first use
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         morris_solver.nothing  # noqa: B018
 
