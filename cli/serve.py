@@ -46,11 +46,27 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+EVERY_INTERFACE = ("0.0.0.0", "::")  # wildcard addresses: every interface of the machine
+
+
+def listen_address(ctx: click.Context, param: click.Parameter, host: str) -> str:
+    """``--host`` as given, refusing an empty one: it binds every interface as
+    ``0.0.0.0`` does, without saying so."""
+    if not host.strip():
+        raise click.BadParameter(
+            "an empty address listens on every interface; name one (127.0.0.1: this "
+            "machine only; 0.0.0.0: every interface)"
+        )
+    return host
+
+
 @click.command()
 @click.option("--db", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="A table file to serve (repeatable; default: every data/VARIANT.h5).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (the default is reachable from this machine only).")
+@click.option("--host", default="127.0.0.1", show_default=True, callback=listen_address,
+              help="Address to listen on (the default is reachable from this machine only; "
+              "0.0.0.0 or :: opens the board and the rooms, without authentication, to "
+              "every network this machine is on).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--rooms", type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite file keeping the live rooms and their moves (default: rooms.sqlite "
@@ -91,6 +107,10 @@ def serve(db: tuple[Path, ...], host: str, port: int, rooms: Path | None, redis:
         raise click.ClickException(
             f"morris serve needs {e.name}: pip install 'morris-tablebase[web]'"
         ) from None
+    if host in EVERY_INTERFACE:
+        click.echo(f"warning: --host {host} listens on every interface: anyone who can reach "
+                   "this machine can use the board and the rooms (no authentication)",
+                   err=True)
     tables = served_tables(db)
     if not tables:
         click.echo("no table files (data/VARIANT.h5): every variant is played without "

@@ -203,3 +203,28 @@ def test_the_search_budget_reaches_the_app(monkeypatch, tmp_path):
     result = CliRunner().invoke(serve, ["--search-seconds", "2.5"])
     assert isinstance(result.exception, MorrisError)
     assert seen["search_seconds"] == 2.5
+
+
+@pytest.mark.parametrize("host", ["", " "])
+def test_an_empty_host_is_refused_in_one_line(host):
+    result = CliRunner().invoke(serve, ["--host", host])
+    assert result.exit_code == 2, result.output
+    assert "an empty address listens on every interface" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("host, warned", [("0.0.0.0", True), ("::", True),
+                                          ("127.0.0.1", False)])
+def test_every_interface_is_warned_of(monkeypatch, tmp_path, host, warned):
+    import morris_cli.web.app as web_app
+
+    def fake_create_app(tables, **options):
+        raise MorrisError("stop here")
+
+    monkeypatch.setattr(web_app, "create_app", fake_create_app)
+    table = tmp_path / "three.h5"
+    table.write_bytes(b"")
+    monkeypatch.setattr("morris_cli.serve.served_tables", lambda db: {"three": table})
+    result = CliRunner().invoke(serve, ["--host", host])
+    assert isinstance(result.exception, MorrisError)
+    assert ("listens on every interface" in result.output) == warned
