@@ -78,11 +78,11 @@ def solve_command(variant, out, max_stones, sector, phase, threads, draw_rules, 
         "draw_rules": move_limit if draw_rules else None,
         "share_with": [] if no_share else ([Path(p) for p in share_with] or None),
     }
-    if scheduler and workers:
+    if scheduler is not None and workers:
         raise click.UsageError(
             "give --scheduler (a running cluster) or --workers (a local one), not both"
         )
-    if scheduler or workers:
+    if scheduler is not None or workers:
         from morris_solver.solving.cluster import solve_on_cluster
 
         report = solve_on_cluster(

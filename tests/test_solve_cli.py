@@ -253,3 +253,23 @@ def test_each_group_reports_its_own_peak_memory():
     del big
     reset_peak_rss()
     assert before - peak_rss_bytes() > 200 * 2**20
+
+
+@pytest.mark.parametrize("address", ["", "garbage", "tcp://h:notaport", "tcp://[::1",
+                                     "http://host:8786", "tcp://host:99999"])
+def test_a_malformed_scheduler_is_one_line_and_makes_no_file(tmp_path, address):
+    out = tmp_path / "three.h5"
+    result = CliRunner().invoke(main, ["solve", "three", "--quiet", "--out", str(out),
+                                       "--scheduler", address])
+    assert result.exit_code != 0, result.output
+    assert "the scheduler's address must be like tcp://host:8786" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "tls://sched.example:8786",
+                                     "tcp://[::1]:8786", "localhost:8786"])
+def test_a_scheduler_address_as_dask_takes_it_passes(address):
+    from morris_solver.solving.cluster import scheduler_address
+
+    assert scheduler_address(address) == address

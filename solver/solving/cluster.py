@@ -16,6 +16,7 @@ client dies, the same command resumes from the file, in either mode.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ import h5py
 import numpy as np
 from tqdm import tqdm
 
-from ..core.errors import MorrisError
+from ..core.errors import MorrisError, quoted
 from ..rules.sectors import Sector, dependencies, sector_key, sector_name
 from ..rules.variants import Variant
 from ..tables.storage import TableFile
@@ -39,6 +40,21 @@ from .generate import (
 )
 
 SCRATCH = ".morris-scratch"  # beside the table file: where tasks leave their results
+
+
+# a scheduler's address as Dask takes it: [tcp:// or tls://]host:port, an IPv6 host in []
+SCHEDULER = re.compile(r"(?:(?:tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})")
+
+
+def scheduler_address(address: str) -> str:
+    """``address`` if it names a scheduler as Dask takes it, else one line: a malformed
+    one raised ``ValueError`` deep in Dask, after the table file was made."""
+    found = SCHEDULER.fullmatch(address)
+    if not found or not 1 <= int(found[2]) <= 65535:
+        raise MorrisError(
+            f"the scheduler's address must be like tcp://host:8786, not {quoted(address)}"
+        )
+    return address
 
 
 def solve_on_cluster(
@@ -56,6 +72,8 @@ def solve_on_cluster(
     """``generate.solve`` on a Dask cluster: the existing one at ``scheduler``, a local
     one of ``workers`` processes, or ``client``'s. ``threads``: Numba threads per task.
     ``selection``: ``solve``'s phase, max_stones, sector, draw_rules and share_with."""
+    if scheduler is not None:
+        scheduler_address(scheduler)
     try:
         from distributed import Client, LocalCluster
     except ModuleNotFoundError:
@@ -63,14 +81,16 @@ def solve_on_cluster(
             "solving on a cluster needs Dask: pip install 'morris-tablebase[cluster]'"
         ) from None
     set_threads(threads)
+    if client is None and scheduler is not None:
+        # connected before the table file is made: an unreachable scheduler leaves nothing
+        with Client(scheduler) as own:
+            return solve_on_cluster(variant, path, client=own, threads=threads,
+                                    show_progress=show_progress, log=log, **selection)
     job = prepare_solve(variant, path, log=log, **selection)
     if not job.todo:
         return job.report
     if client is not None:
         return _run(job, client, threads, show_progress, log)
-    if scheduler is not None:
-        with Client(scheduler) as own:
-            return _run(job, own, threads, show_progress, log)
     # a worker's memory is its groups' (up to ~12 GiB for Nine Men's Morris): no limit,
     # which would have Dask pause or restart a worker in the middle of a group
     with LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
