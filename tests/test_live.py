@@ -421,3 +421,14 @@ def test_a_refused_room_is_not_stored(client, rooms_file):
     made = client.post("/api/rooms", json={"variant": "three", "move_limit": 127})
     assert made.status_code == 201, made.text
     assert stored() == before + 1
+
+
+def test_draw_rules_as_json_numbers_1_and_0(client):
+    for given, kept in ((1, True), (0, False), (True, True), ("no", False)):
+        made = client.post("/api/rooms", json={"variant": "three", "draw_rules": given})
+        assert made.status_code == 201, made.text
+        assert made.json()["state"]["draw_rules"] is kept
+    for wrong in (2, -1, 1.5, [1]):
+        answer = client.post("/api/rooms", json={"variant": "three", "draw_rules": wrong})
+        assert answer.status_code == 400, answer.text
+        assert "draw_rules must be 1 or 0" in answer.json()["error"]

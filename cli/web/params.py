@@ -77,6 +77,8 @@ def flag(params: Mapping[str, Any], name: str, default: bool = False) -> bool:
         return default
     if isinstance(value, bool):
         return value
+    if isinstance(value, int) and value in (0, 1):  # JSON's 1 and 0, as the query's "1"
+        return bool(value)
     if isinstance(value, str) and value.lower() in _FLAGS:
         return _FLAGS[value.lower()]
     raise BadRequest(f"{name} must be 1 or 0 (true or false), not {_shown(value)}")
